@@ -1,0 +1,216 @@
+"""``chaja`` command line: a thin shell over the library.
+
+    chaja index PATH... --store FILE        load, chunk, encode and store documents
+    chaja search "QUERY" --store FILE       hybrid search, with why each result ranked
+    chaja config                            print every setting (TOML)
+    chaja stats --store FILE                what a store holds
+    chaja delete DOC_ID... --store FILE     remove documents
+    chaja eval ...                          the evaluation harness
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from chaja.config import Config
+from chaja.index import Index
+from chaja.loaders import LoadReport
+from chaja.progress import ProgressLine, bar
+from chaja.search.results import SearchResult
+from chaja.search.searcher import QueryError
+from chaja.snippets import snippet
+from chaja.stores import StoreError
+
+SEARCH_SCHEMA = "chaja.search/1"
+
+
+def load_config(args: argparse.Namespace) -> Config:
+    cfg = Config.load(args.config) if getattr(args, "config", None) else Config()
+    return cfg.override(getattr(args, "set", None) or [])
+
+
+def open_index(store: str, config: Config) -> Index:
+    return Index.open(store, config)
+
+
+def _common(p: argparse.ArgumentParser, store: bool = True) -> None:
+    if store:
+        p.add_argument("--store", required=True, help="store file, or a postgresql:// URL")
+    p.add_argument("--config", help="TOML file with [index], [search], [encoder] settings")
+    p.add_argument("--set", action="append", metavar="SECTION.KEY=VALUE", help="override one setting (repeatable)")
+
+
+# ---- index ---------------------------------------------------------------
+def cmd_index(args: argparse.Namespace) -> int:
+    cfg = load_config(args)
+    line = ProgressLine()
+    load_report = LoadReport()
+
+    def show(p) -> None:
+        line.update(f"indexing {bar(p.documents_done, p.documents_total)} documents, "
+                    f"{p.chunks_done} chunks, {p.encode_rate:.1f} passages/s")
+
+    with open_index(args.store, cfg) as idx:
+        report = idx.add(args.paths, prune=args.prune, load_report=load_report,
+                         progress=None if args.quiet else show)
+        if not args.quiet:
+            line.update(f"indexing done: {report.added + report.changed + report.unchanged} documents", final=True)
+        stats = idx.store.stats()
+    out = sys.stdout
+    print(f"documents: {report.added} added, {report.changed} changed, {report.unchanged} unchanged, "
+          f"{report.removed} removed", file=out)
+    print(f"chunks written: {report.chunks}; store now holds {stats.documents} documents, "
+          f"{stats.chunks} chunks, {stats.size_bytes / 1e6:.1f} MB", file=out)
+    print(f"time: {report.seconds:.1f} s", file=out)
+    for label, counts in (("language", report.by_lang), ("source", report.by_source), ("type", report.by_doc_type)):
+        if len(counts) > 1 or "-" not in counts:
+            print(f"by {label}: " + ", ".join(f"{k} {v}" for k, v in counts.most_common()), file=out)
+    for d in report.duplicates:
+        print(f"warning: document id {d!r} appeared more than once; the last one was kept", file=sys.stderr)
+    for p in load_report.problems:
+        print(f"warning: {p}", file=sys.stderr)
+    if load_report.files == 0:
+        print("error: no supported files found (.md .mdx .txt .html .jsonl)", file=sys.stderr)
+        return 1
+    return 0
+
+
+# ---- search --------------------------------------------------------------
+def result_json(res: SearchResult, top_k: int) -> dict:
+    return {
+        "schema": SEARCH_SCHEMA,
+        "query": res.query,
+        "terms": res.terms,
+        "keyword_used": res.keyword_used,
+        "top_k": top_k,
+        "results": [
+            {
+                "rank": d.rank, "doc_id": d.doc_id, "title": d.title, "score": d.score,
+                "chunk_id": d.best.chunk.id, "heading": list(d.best.chunk.heading_path),
+                "snippet": snippet(d.best.chunk.text, res.terms),
+                "keyword_rank": d.best.keyword_rank, "vector_rank": d.best.vector_rank,
+                "keyword_score": d.best.keyword_score, "vector_score": d.best.vector_score,
+                "lang": d.best.chunk.lang, "source": d.best.chunk.source,
+                "doc_type": d.best.chunk.doc_type, "date": d.best.chunk.date,
+                "chunks": len(d.chunks),
+            }
+            for d in res.documents
+        ],
+    }
+
+
+def _fmt_rank(r: int | None) -> str:
+    return "-" if r is None else str(r)
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    cfg = load_config(args)
+    with open_index(args.store, cfg) as idx:
+        res = idx.search(args.query, top_k=args.k)
+    if args.json:
+        json.dump(result_json(res, args.k or cfg.search.top_k), sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    gate = "keyword list used" if res.keyword_used else "keyword list gated off"
+    print(f"query: {res.query}   terms: {' '.join(res.terms[:20])}{' …' if len(res.terms) > 20 else ''}   ({gate})")
+    if not res.documents:
+        print("no results")
+    for d in res.documents:
+        b = d.best
+        print(f"\n{d.rank:>2}. {d.title}   [{d.doc_id}]")
+        if b.chunk.heading_path:
+            print(f"    § {b.chunk.heading}")
+        print(f"    {snippet(b.chunk.text, res.terms)}")
+        print(f"    why: keyword #{_fmt_rank(b.keyword_rank)}, vector #{_fmt_rank(b.vector_rank)}"
+              + (f" (cos {b.vector_score:.3f})" if b.vector_score is not None else "")
+              + f", fused {b.score:.4f}" + (", reserved slot" if b.reserved else "")
+              + (f", {len(d.chunks)} chunks" if len(d.chunks) > 1 else ""))
+    return 0
+
+
+# ---- small commands -------------------------------------------------------
+def cmd_config(args: argparse.Namespace) -> int:
+    sys.stdout.write(load_config(args).to_toml())
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    with open_index(args.store, load_config(args)) as idx:
+        s = idx.store.stats()
+        print(f"documents: {s.documents}\nchunks: {s.chunks}\nsize: {s.size_bytes / 1e6:.1f} MB")
+        print(f"encoder: {idx.store.get_meta('encoder')}")
+        for key in ("analyzer", "chunk_chars"):
+            print(f"{key}: {idx.store.get_meta('index.' + key)}")
+        for label, counts in (("language", s.by_lang), ("source", s.by_source), ("type", s.by_doc_type)):
+            print(f"by {label}: " + ", ".join(f"{k or '-'} {v}" for k, v in sorted(counts.items())))
+    return 0
+
+
+def cmd_delete(args: argparse.Namespace) -> int:
+    missing = 0
+    with open_index(args.store, load_config(args)) as idx:
+        for doc_id in args.doc_ids:
+            if idx.delete(doc_id):
+                print(f"deleted {doc_id}")
+            else:
+                print(f"not found: {doc_id}", file=sys.stderr)
+                missing += 1
+    return 1 if missing else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="chaja", description="Hybrid search for Korean and English documents.")
+    sub = ap.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("index", help="index files and folders into a store")
+    p.add_argument("paths", nargs="+", help=".md .mdx .txt .html .jsonl files or folders")
+    _common(p)
+    p.add_argument("--prune", action="store_true", help="delete stored documents not found under PATHS")
+    p.add_argument("--quiet", action="store_true", help="no progress line")
+    p.set_defaults(func=cmd_index)
+
+    p = sub.add_parser("search", help="search a store")
+    p.add_argument("query")
+    _common(p)
+    p.add_argument("-k", type=int, default=None, help="chunks to fuse and group (default: search.top_k)")
+    p.add_argument("--json", action="store_true", help=f"machine-readable output (schema {SEARCH_SCHEMA})")
+    p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("config", help="print the configuration as TOML")
+    _common(p, store=False)
+    p.set_defaults(func=cmd_config)
+
+    p = sub.add_parser("stats", help="what a store holds")
+    _common(p)
+    p.set_defaults(func=cmd_stats)
+
+    p = sub.add_parser("delete", help="delete documents by id")
+    p.add_argument("doc_ids", nargs="+")
+    _common(p)
+    p.set_defaults(func=cmd_delete)
+
+    try:
+        from chaja.eval.cli import add_eval_commands
+    except ImportError:
+        pass
+    else:
+        add_eval_commands(sub, open_index)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = build_parser()
+    args = ap.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except (QueryError, StoreError, ValueError, FileNotFoundError, ImportError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

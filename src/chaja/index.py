@@ -1,0 +1,127 @@
+"""The library's front door: an :class:`Index` is a store plus the settings and
+encoder that fill and search it.
+
+    >>> import chaja
+    >>> idx = chaja.open("docs.chaja")              # one SQLite file (or postgresql://…)
+    >>> idx.add(["docs/"])                          # load, chunk, encode, store
+    >>> for d in idx.search("상태 관리").documents:
+    ...     print(d.rank, d.doc_id, d.title)
+
+A store remembers how it was indexed (analyser, chunk size, embedding model);
+those settings win over the config when the store is reopened, so a search is
+always analysed and encoded the way its index was.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Iterable
+
+from chaja.analysis import get_analyzer
+from chaja.config import Config
+from chaja.documents import Document
+from chaja.encoders import Encoder, get_encoder
+from chaja.ingest import IndexReport, Progress, index_documents
+from chaja.loaders import LoadReport, load_paths
+from chaja.search.results import SearchResult
+from chaja.search.searcher import Searcher
+from chaja.stores import Store, StoreError, open_store
+
+_INDEX_KEYS = ("analyzer", "chunk_chars")
+
+
+def model_of(encoder_name: str) -> str:
+    """The model part of an encoder name (``model@backend``): backends of one model agree."""
+    return encoder_name.split("@", 1)[0]
+
+
+class Index:
+    def __init__(self, store: Store, config: Config | None = None, encoder: Encoder | None = None):
+        self.store = store
+        self.config = config.copy() if config else Config()
+        for key in _INDEX_KEYS:
+            value = store.get_meta(f"index.{key}")
+            if value is not None:
+                self.config.set(f"index.{key}", value)
+        self._encoder = encoder
+        self.analyzer = get_analyzer(self.config.index.analyzer)
+
+    @classmethod
+    def open(cls, location: str | os.PathLike, config: Config | None = None,
+             encoder: Encoder | None = None) -> "Index":
+        return cls(open_store(str(location)), config, encoder)
+
+    # ---- encoder ---------------------------------------------------------
+    @property
+    def encoder(self) -> Encoder:
+        if self._encoder is None:
+            self._encoder = get_encoder(self.config.encoder)
+        stored = self.store.get_meta("encoder")
+        if stored and model_of(stored) != model_of(self._encoder.name):
+            raise StoreError(
+                f"this store was indexed with {stored}; the configured encoder is {self._encoder.name}. "
+                "Search it with the same model, or index into a new store.")
+        return self._encoder
+
+    @property
+    def encoder_name(self) -> str:
+        return self.store.get_meta("encoder") or self.encoder.name
+
+    # ---- writing ---------------------------------------------------------
+    def add(self, paths: Iterable[str | os.PathLike], *, prune: bool = False,
+            load_report: LoadReport | None = None,
+            progress: Callable[[Progress], None] | None = None) -> IndexReport:
+        """Index files and folders (see :mod:`chaja.loaders`)."""
+        docs = load_paths(list(paths), load_report, language=self.config.index.language)
+        return self.add_documents(docs, prune=prune, progress=progress)
+
+    def add_documents(self, docs: Iterable[Document], *, prune: bool = False,
+                      progress: Callable[[Progress], None] | None = None) -> IndexReport:
+        enc = self.encoder
+        self._record_settings(enc)
+        return index_documents(self.store, enc, docs, self.analyzer, max_chars=self.config.index.chunk_chars,
+                               batch_chunks=max(self.config.encoder.batch_size, 1) * 4, prune=prune,
+                               progress=progress)
+
+    def _record_settings(self, enc: Encoder) -> None:
+        for key in _INDEX_KEYS:
+            value = str(getattr(self.config.index, key))
+            stored = self.store.get_meta(f"index.{key}")
+            if stored is None:
+                self.store.set_meta(f"index.{key}", value)
+        if self.store.get_meta("encoder") is None:
+            self.store.set_meta("encoder", enc.name)
+
+    def delete(self, doc_id: str) -> bool:
+        return self.store.delete_document(doc_id)
+
+    # ---- reading ---------------------------------------------------------
+    def searcher(self) -> Searcher:
+        enc = self.encoder if self.store.get_meta("encoder") else None
+        return Searcher(self.store, enc, self.config.search, self.analyzer)
+
+    def search(self, text: str, top_k: int | None = None) -> SearchResult:
+        return self.searcher().search(text, top_k)
+
+    def fingerprint(self) -> str:
+        """Identifies the stored content and how it was indexed (for evaluation records)."""
+        h = hashlib.sha256()
+        for doc_id, fp in sorted(self.store.fingerprints().items()):
+            h.update(f"{doc_id}\x00{fp}\x00".encode())
+        for key in ("encoder", *(f"index.{k}" for k in _INDEX_KEYS)):
+            h.update(f"{key}={self.store.get_meta(key)}\x00".encode())
+        return h.hexdigest()[:16]
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> "Index":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def open(location: str | os.PathLike, config: Config | None = None, encoder: Encoder | None = None) -> Index:  # noqa: A001
+    """Open (or create) an index at a SQLite path or a ``postgresql://`` URL."""
+    return Index.open(location, config, encoder)

@@ -1,0 +1,172 @@
+"""Files → :class:`Document` objects.
+
+Markdown/MDX (front matter ``title:``, ``lang``, ``source``, ``doc_type``/``type``,
+``date``), plain text, HTML and JSON Lines (one document a line: ``id, title, text,
+lang, source, doc_type, date``). A file's document id is its path relative to the
+folder given, without extension (``learn__rendering-lists.md`` →
+``learn__rendering-lists``; ``guide/intro.md`` → ``guide/intro``).
+
+A file that cannot be read is reported in :class:`LoadReport` and skipped; broken
+UTF-8 is replaced (U+FFFD) and reported, so one bad byte never loses a document.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from chaja.documents import Document, Section
+from chaja.language import detect_language
+from chaja.markup import html_sections, markdown_sections, split_front_matter
+
+MARKDOWN = {".md", ".mdx", ".markdown"}
+TEXT = {".txt", ".text"}
+HTML = {".html", ".htm"}
+JSONL = {".jsonl", ".ndjson"}
+SUPPORTED = MARKDOWN | TEXT | HTML | JSONL
+
+
+@dataclass
+class LoadReport:
+    files: int = 0
+    problems: list[str] = field(default_factory=list)   # "path: what went wrong"
+    skipped: list[str] = field(default_factory=list)    # unsupported files met while walking
+
+
+def _read_text(path: Path, report: LoadReport) -> str:
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        report.problems.append(f"{path}: invalid UTF-8 at byte {exc.start}; bad bytes replaced")
+        return data.decode("utf-8", errors="replace")
+
+
+def _date(value: str | None) -> str | None:
+    if not value:
+        return None
+    m = re.match(r"^\s*(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})", str(value))
+    return f"{m.group(1)}-{int(m.group(2)):02d}-{int(m.group(3)):02d}" if m else None
+
+
+def _finish(doc: Document, language: str) -> Document:
+    if language != "auto":
+        doc.lang = language
+    elif not doc.lang:
+        doc.lang = detect_language(doc.title + "\n" + doc.text)
+    return doc
+
+
+def load_markdown(path: Path, doc_id: str, report: LoadReport) -> Document:
+    meta, body = split_front_matter(_read_text(path, report))
+    h1, sections = markdown_sections(body)
+    description = meta.get("description", "").strip()
+    if description:
+        sections.insert(0, Section((), description))
+    return Document(
+        id=doc_id, title=meta.get("title") or h1 or path.stem, sections=sections,
+        lang=meta.get("lang", ""), source=meta.get("source", ""),
+        doc_type=meta.get("doc_type") or meta.get("type", ""), date=_date(meta.get("date")), path=str(path),
+    )
+
+
+def load_text(path: Path, doc_id: str, report: LoadReport) -> Document:
+    text = _read_text(path, report).strip()
+    first = text.split("\n", 1)[0].strip() if text else ""
+    if 0 < len(first) <= 100:  # a short first line is the title, not body text
+        title, text = first, text[len(first):]
+    else:
+        title = path.stem
+    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", text) if p.strip()]
+    return Document(id=doc_id, title=title, sections=[Section((), p) for p in paragraphs], path=str(path))
+
+
+def load_html(path: Path, doc_id: str, report: LoadReport) -> Document:
+    title, sections = html_sections(_read_text(path, report))
+    return Document(id=doc_id, title=title or path.stem, sections=sections, path=str(path))
+
+
+def document_from_record(rec: dict, default_id: str) -> Document:
+    """One JSON object → Document. ``text`` may hold Markdown headings."""
+    if not isinstance(rec, dict):
+        raise ValueError("a line must be a JSON object")
+    text = rec.get("text")
+    if not isinstance(text, str):
+        raise ValueError("missing string field 'text'")
+    _, sections = markdown_sections(text)
+    return Document(
+        id=str(rec.get("id") or default_id), title=str(rec.get("title") or ""), sections=sections,
+        lang=str(rec.get("lang") or ""), source=str(rec.get("source") or ""),
+        doc_type=str(rec.get("doc_type") or ""), date=_date(rec.get("date")),
+    )
+
+
+def load_jsonl(path: Path, stem_id: str, report: LoadReport) -> Iterator[Document]:
+    for lineno, line in enumerate(_read_text(path, report).split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            doc = document_from_record(json.loads(line), f"{stem_id}#{lineno}")
+        except (json.JSONDecodeError, ValueError) as exc:
+            report.problems.append(f"{path}:{lineno}: {exc}")
+            continue
+        doc.path = f"{path}:{lineno}"
+        yield doc
+
+
+def _doc_id(path: Path, root: Path) -> str:
+    rel = path.relative_to(root) if root != path else Path(path.name)
+    return rel.with_suffix("").as_posix()
+
+
+def _walk(root: Path, report: LoadReport) -> Iterator[Path]:
+    if root.is_file():
+        yield root
+        return
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in sorted(filenames):
+            p = Path(dirpath) / name
+            if name.startswith("."):
+                continue
+            if p.suffix.lower() in SUPPORTED:
+                yield p
+            else:
+                report.skipped.append(str(p))
+
+
+def load_paths(paths: list[str | os.PathLike], report: LoadReport | None = None,
+               language: str = "auto") -> Iterator[Document]:
+    """Every document under ``paths`` (files or folders, walked recursively, sorted)."""
+    report = report if report is not None else LoadReport()
+    for given in paths:
+        root = Path(given)
+        if not root.exists():
+            report.problems.append(f"{root}: no such file or folder")
+            continue
+        base = root if root.is_dir() else root.parent
+        for path in _walk(root, report):
+            report.files += 1
+            suffix = path.suffix.lower()
+            doc_id = _doc_id(path, base)
+            try:
+                if suffix in JSONL:
+                    for doc in load_jsonl(path, doc_id, report):
+                        yield _finish(doc, language)
+                    continue
+                if suffix in MARKDOWN:
+                    doc = load_markdown(path, doc_id, report)
+                elif suffix in HTML:
+                    doc = load_html(path, doc_id, report)
+                elif suffix in TEXT:
+                    doc = load_text(path, doc_id, report)
+                else:
+                    report.problems.append(f"{path}: unsupported file type {suffix!r}")
+                    continue
+            except OSError as exc:
+                report.problems.append(f"{path}: cannot read ({exc.strerror or exc})")
+                continue
+            yield _finish(doc, language)

@@ -1,0 +1,175 @@
+"""Markdown/MDX and HTML → title, front matter and sections of plain text.
+
+Markdown headings (``#`` … ``######``) outside code fences open sections; MDX
+components (``<Intro>``, ``<Sandpack>``, ``<YouTubeIframe … />``), JSX comments
+(``{/*anchor*/}``), HTML tags, link targets and emphasis markers are stripped;
+the contents of code fences are kept as text, so code stays searchable.
+"""
+from __future__ import annotations
+
+import html
+import re
+from html.parser import HTMLParser
+
+from chaja.documents import Section
+
+_FENCE = re.compile(r"^\s*(```+|~~~+)")
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_JSX_COMMENT = re.compile(r"\{/\*.*?\*/\}", re.S)
+_HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_TAG = re.compile(r"</?[A-Za-z][\w.:-]*(?:\s+(?:[^<>\"'{}]|\"[^\"]*\"|'[^']*'|\{[^{}]*\})*)?\s*/?>")
+_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
+_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+_REF_LINK = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")
+_EMPHASIS = re.compile(r"(\*\*|__|\*|`+)")
+_MDX_STATEMENT = re.compile(r"^\s*(import|export)\s.+$")
+_RULE = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
+
+
+def split_front_matter(text: str) -> tuple[dict[str, str], str]:
+    """``---`` delimited front matter → (flat key/value map, body). Values are unquoted strings."""
+    if not text.startswith("---"):
+        return {}, text
+    lines = text.split("\n")
+    if lines[0].strip() != "---":
+        return {}, text
+    for end in range(1, len(lines)):
+        if lines[end].strip() in ("---", "..."):
+            meta = {}
+            for line in lines[1:end]:
+                m = re.match(r"^([A-Za-z_][\w-]*)\s*:\s*(.*)$", line)
+                if m:
+                    value = m.group(2).strip()
+                    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+                        value = value[1:-1]
+                    meta[m.group(1).lower()] = value
+            return meta, "\n".join(lines[end + 1 :])
+    return {}, text
+
+
+def clean_inline(line: str) -> str:
+    """Strip markup from one line of Markdown/MDX prose."""
+    line = _JSX_COMMENT.sub("", line)
+    line = _IMAGE.sub(r"\1", line)
+    line = _LINK.sub(r"\1", line)
+    line = _REF_LINK.sub(r"\1", line)
+    line = _TAG.sub(" ", line)
+    line = _EMPHASIS.sub("", line)
+    line = html.unescape(line)
+    return re.sub(r"[ \t]+", " ", line).strip()
+
+
+def markdown_sections(body: str) -> tuple[str | None, list[Section]]:
+    """Sections of a Markdown/MDX body, and the first level-1 heading if any."""
+    body = _HTML_COMMENT.sub("", _JSX_COMMENT.sub("", body))
+    sections: list[Section] = []
+    path: list[tuple[int, str]] = []
+    buf: list[str] = []
+    h1: str | None = None
+    fence: str | None = None
+
+    def flush() -> None:
+        text = "\n".join(buf).strip()
+        text = re.sub(r"\n{3,}", "\n\n", text)
+        if text:
+            sections.append(Section(tuple(h for _, h in path), text))
+        buf.clear()
+
+    for raw in body.split("\n"):
+        m = _FENCE.match(raw)
+        if fence is not None:
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+                fence = None
+            else:
+                buf.append(raw.rstrip())
+            continue
+        if m:
+            fence = m.group(1)
+            continue
+        h = _HEADING.match(raw)
+        if h:
+            flush()
+            level, title = len(h.group(1)), clean_inline(h.group(2))
+            if level == 1 and h1 is None and not sections and not path:
+                h1 = title  # the page's own title, not a section of it
+                continue
+            while path and path[-1][0] >= level:
+                path.pop()
+            if title:
+                path.append((level, title))
+            continue
+        if _MDX_STATEMENT.match(raw) or _RULE.match(raw):
+            continue
+        buf.append(clean_inline(raw))
+    flush()
+    return h1, sections
+
+
+class _HtmlSections(HTMLParser):
+    _SKIP = {"script", "style", "noscript", "template", "svg"}
+    _BLOCK = {"p", "div", "li", "tr", "br", "pre", "section", "article", "table", "ul", "ol", "blockquote"}
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.title = ""
+        self.sections: list[Section] = []
+        self._path: list[tuple[int, str]] = []
+        self._buf: list[str] = []
+        self._skip = 0
+        self._in_title = False
+        self._heading: tuple[int, list[str]] | None = None
+
+    def _flush(self) -> None:
+        text = re.sub(r"[ \t]+", " ", "".join(self._buf))
+        text = re.sub(r"\s*\n\s*", "\n", text).strip()
+        if text:
+            self.sections.append(Section(tuple(h for _, h in self._path), text))
+        self._buf.clear()
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self._SKIP:
+            self._skip += 1
+        elif tag == "title":
+            self._in_title = True
+        elif re.fullmatch(r"h[1-6]", tag):
+            self._flush()
+            self._heading = (int(tag[1]), [])
+        elif tag in self._BLOCK:
+            self._buf.append("\n")
+
+    def handle_endtag(self, tag):
+        if tag in self._SKIP:
+            self._skip = max(0, self._skip - 1)
+        elif tag == "title":
+            self._in_title = False
+        elif self._heading and tag == f"h{self._heading[0]}":
+            level, parts = self._heading
+            text = re.sub(r"\s+", " ", "".join(parts)).strip()
+            self._heading = None
+            while self._path and self._path[-1][0] >= level:
+                self._path.pop()
+            if text:
+                self._path.append((level, text))
+                if level == 1 and not self.title:
+                    self.title = text
+        elif tag in self._BLOCK:
+            self._buf.append("\n")
+
+    def handle_data(self, data):
+        if self._skip:
+            return
+        if self._in_title:
+            self.title += data.strip()
+        elif self._heading is not None:
+            self._heading[1].append(data)
+        else:
+            self._buf.append(data)
+
+
+def html_sections(text: str) -> tuple[str, list[Section]]:
+    """(title, sections) of an HTML page: ``<title>`` or the first ``<h1>``; h1–h6 open sections."""
+    p = _HtmlSections()
+    p.feed(text)
+    p.close()
+    p._flush()
+    return p.title, p.sections

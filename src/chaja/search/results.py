@@ -1,0 +1,45 @@
+"""What a search returns: fused chunks, grouped into documents, with the reasons
+each ranked where it did (per-path ranks, fused score, gate)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from chaja.documents import Chunk
+
+
+@dataclass
+class ChunkResult:
+    chunk: Chunk
+    score: float                       # fused score after weights
+    keyword_rank: int | None = None    # 1-based rank in the keyword list (None = absent)
+    vector_rank: int | None = None     # 1-based rank in the vector list
+    title_rank: int | None = None      # 1-based rank in the title-only list, when on
+    keyword_score: float | None = None
+    vector_score: float | None = None  # cosine similarity
+    reserved: bool = False             # placed by a reserved slot, not by fused score
+
+
+@dataclass
+class DocumentResult:
+    doc_id: str
+    rank: int                          # 1-based, order of first appearance among top chunks
+    title: str
+    score: float                       # fused score of its best chunk
+    chunks: list[ChunkResult] = field(default_factory=list)
+
+    @property
+    def best(self) -> ChunkResult:
+        return self.chunks[0]
+
+
+@dataclass
+class SearchResult:
+    query: str
+    terms: list[str]                   # analysed query terms
+    keyword_used: bool                 # False when the gate removed the keyword list
+    chunks: list[ChunkResult]          # fused top-k chunks, best first
+    documents: list[DocumentResult]    # chunks grouped into documents, in order
+    abstained: bool = False            # True when abstention judged nothing relevant
+
+    def doc_ids(self) -> list[str]:
+        return [d.doc_id for d in self.documents]

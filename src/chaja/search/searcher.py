@@ -1,0 +1,125 @@
+"""The search pipeline: candidate lists → gate → RRF → weights → slots → cap → documents.
+
+1. keyword list: BM25 over analysed query terms (title and heading weighted);
+2. vector list: cosine of the query vector against chunk vectors;
+3. optional title list: BM25 over titles alone;
+4. the keyword gate may remove the keyword list (see :mod:`chaja.search.gate`);
+5. RRF with k = ``rrf_k`` fuses the lists (:mod:`chaja.search.fusion`);
+6. source and freshness multipliers scale fused scores (:mod:`chaja.search.weights`);
+7. reserved slots put the best keyword (and title) hits first (:mod:`chaja.search.slots`);
+8. a per-document chunk cap, then the top-k chunks are grouped into documents.
+"""
+from __future__ import annotations
+
+from datetime import date
+
+from chaja.analysis import Analyzer, query_terms
+from chaja.config import SearchConfig
+from chaja.documents import Hit
+from chaja.encoders.base import Encoder
+from chaja.search.fusion import ranks, rrf
+from chaja.search.gate import keyword_passes, term_coverage
+from chaja.search.grouping import cap_per_document, group_by_document
+from chaja.search.results import ChunkResult, SearchResult
+from chaja.search.slots import keyword_slot_count, reserve
+from chaja.search.weights import chunk_multiplier
+from chaja.stores.base import Store
+
+
+class QueryError(ValueError):
+    """The query cannot be searched (empty, or longer than the limit)."""
+
+
+MAX_QUERY_CHARS = 4000
+
+
+def check_query(text: str) -> str:
+    if not isinstance(text, str):
+        raise QueryError("the query must be a string")
+    text = text.replace("\x00", " ").strip()
+    if not text:
+        raise QueryError("the query is empty")
+    if len(text) > MAX_QUERY_CHARS:
+        raise QueryError(f"the query is {len(text)} characters long; the limit is {MAX_QUERY_CHARS}")
+    return text
+
+
+class Searcher:
+    def __init__(self, store: Store, encoder: Encoder | None, cfg: SearchConfig, analyzer: Analyzer):
+        self.store, self.encoder, self.cfg, self.analyzer = store, encoder, cfg, analyzer
+
+    # ---- candidate lists -------------------------------------------------
+    def keyword_list(self, terms: list[str], n: int, field: str = "all") -> list[Hit]:
+        return self.store.keyword(terms, n, title_weight=self.cfg.title_weight,
+                                  heading_weight=self.cfg.heading_weight, field=field)
+
+    def vector_list(self, text: str, n: int) -> list[Hit]:
+        if self.encoder is None:
+            return []
+        q = self.encoder.encode_queries([text])[0]
+        return self.store.vector(q, n)
+
+    # ---- the pipeline ----------------------------------------------------
+    def search(self, text: str, top_k: int | None = None) -> SearchResult:
+        cfg = self.cfg
+        text = check_query(text)
+        k = top_k or cfg.top_k
+        n = max(cfg.candidates, k)
+        terms = query_terms(self.analyzer, text)
+        keyword = self.keyword_list(terms, n)
+        vector = self.vector_list(text, n)
+        keyword_used = bool(keyword)
+        if cfg.gate and keyword:
+            keyword_used = keyword_passes(terms, keyword, bool(vector), self.store.chunk_terms,
+                                          depth=cfg.gate_depth, share=cfg.gate_share)
+        lists: dict[str, list[Hit]] = {"vector": vector}
+        if keyword_used:
+            lists["keyword"] = keyword
+        title: list[Hit] = []
+        if cfg.title_path or cfg.title_slot:
+            title = self.keyword_list(terms, n, field="title")
+            if cfg.title_path:
+                lists["title"] = title
+        fused = rrf(lists, k=cfg.rrf_k)
+        order, scores = self._weighted(fused)
+
+        reserved: list[str] = []
+        if cfg.title_slot and title:
+            best = title[0].chunk_id
+            if term_coverage(terms, self.store.chunk_terms([best]).get(best, set())) >= cfg.gate_share:
+                reserved.append(best)
+        if cfg.reserved_keyword_share > 0 and keyword_used:
+            reserved += [h.chunk_id for h in keyword[: keyword_slot_count(k, cfg.reserved_keyword_share)]]
+
+        chunks = self.store.chunks(list(dict.fromkeys(order[: 4 * k + len(reserved)] + reserved)))
+        doc_of = {cid: c.doc_id for cid, c in chunks.items()}
+        order = [c for c in order if c in chunks]
+        capped = cap_per_document(order, doc_of, cfg.chunk_cap)
+        top, taken = reserve(capped, [r for r in reserved if r in chunks], k)
+
+        kr, vr, tr = ranks(keyword), ranks(vector), ranks(title)
+        ks = {h.chunk_id: h.score for h in keyword}
+        vs = {h.chunk_id: h.score for h in vector}
+        results = [
+            ChunkResult(chunk=chunks[cid], score=scores.get(cid, 0.0), keyword_rank=kr.get(cid),
+                        vector_rank=vr.get(cid), title_rank=tr.get(cid) if title else None,
+                        keyword_score=ks.get(cid), vector_score=vs.get(cid), reserved=cid in taken)
+            for cid in top
+        ]
+        return SearchResult(query=text, terms=terms, keyword_used=keyword_used,
+                            chunks=results, documents=group_by_document(results))
+
+    def _weighted(self, fused: list[tuple[str, float]]) -> tuple[list[str], dict[str, float]]:
+        """Apply source and freshness multipliers and re-sort (stable)."""
+        cfg = self.cfg
+        scores = dict(fused)
+        if not (cfg.source_weights or cfg.half_life_days):
+            return [cid for cid, _ in fused], scores
+        now = date.fromisoformat(cfg.now) if cfg.now else date.today()
+        chunks = self.store.chunks([cid for cid, _ in fused])
+        for cid in scores:
+            if cid in chunks:
+                scores[cid] *= chunk_multiplier(chunks[cid], cfg.source_weights, cfg.half_life_days, now)
+        order = sorted((cid for cid, _ in fused), key=lambda c: -scores[c])
+        return order, scores
+

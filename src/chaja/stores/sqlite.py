@@ -1,0 +1,246 @@
+"""The embedded store: one SQLite file holding documents, chunks, an FTS5 index
+and the chunk vectors.
+
+Keyword search is FTS5 with BM25 (Robertson/Spärck Jones; FTS5's ``bm25()`` with
+k1 = 1.2, b = 0.75) over three columns (title, heading path, body) whose weights
+the caller sets. Terms are stored already analysed and joined by spaces; the
+FTS5 ``ascii`` tokenizer then splits on those spaces only and keeps every
+non-ASCII character, so a stored term matches exactly the same query term.
+Each query term becomes a quoted FTS5 string, so nothing a user types is syntax.
+
+Vector search is exact: all vectors are held in one float32 matrix and scored by
+dot product (cosine, as vectors are L2-normalised), fine up to a few 100k chunks.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from chaja.documents import Chunk, ChunkRecord, Document, Hit, StoreStats
+from chaja.stores.base import StoreError
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS documents (
+    id TEXT PRIMARY KEY, title TEXT NOT NULL, lang TEXT, source TEXT, doc_type TEXT,
+    date TEXT, path TEXT, fingerprint TEXT NOT NULL, n_chunks INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS chunks (
+    rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,
+    doc_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    ordinal INTEGER NOT NULL, title TEXT NOT NULL, heading TEXT NOT NULL, text TEXT NOT NULL,
+    lang TEXT, source TEXT, doc_type TEXT, date TEXT, vector BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+    title, heading, body, tokenize = 'ascii'
+);
+"""
+
+
+def fts_query(terms: list[str], column: str | None = None) -> str | None:
+    """An FTS5 MATCH expression: OR of the terms, each a quoted literal string."""
+    quoted = ['"' + t.replace('"', '""') + '"' for t in dict.fromkeys(terms) if t.strip()]
+    if not quoted:
+        return None
+    expr = " OR ".join(quoted)
+    return f"{{{column}}} : ({expr})" if column else expr
+
+
+class SqliteStore:
+    """One-file store. Safe for one writer and many readers (WAL); one object per thread."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        if self.path.exists() and self.path.is_dir():
+            raise StoreError(f"{self.path} is a directory, not a store file")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path} is not a chaja store ({exc})") from None
+        version = self.get_meta("schema_version")
+        if version is None:
+            self.set_meta("schema_version", str(SCHEMA_VERSION))
+        elif int(version) > SCHEMA_VERSION:
+            raise StoreError(f"{self.path} was written by a newer chaja (schema {version})")
+        self._lock = threading.Lock()
+        self._matrix: tuple[np.ndarray, list[str], np.ndarray] | None = None
+
+    # ---- writing ---------------------------------------------------------
+    def put_document(self, doc: Document, records: list[ChunkRecord]) -> None:
+        rows = []
+        for r in records:
+            vec = np.asarray(r.vector, dtype=np.float32).ravel()
+            rows.append((r, vec))
+        dims = {v.size for _, v in rows}
+        known = self.get_meta("dim")
+        if len(dims) > 1 or (known and dims and int(known) not in dims):
+            raise StoreError(f"vector dimension {sorted(dims)} does not match the store's {known}")
+        with self._lock:
+            cur = self._db.cursor()
+            cur.execute("BEGIN IMMEDIATE")
+            try:
+                self._delete(cur, doc.id)
+                cur.execute(
+                    "INSERT INTO documents VALUES (?,?,?,?,?,?,?,?,?)",
+                    (doc.id, doc.title, doc.lang, doc.source, doc.doc_type, doc.date,
+                     doc.path, doc.fingerprint(), len(records)),
+                )
+                for r, vec in rows:
+                    c = r.chunk
+                    cur.execute(
+                        "INSERT INTO chunks (id, doc_id, ordinal, title, heading, text, lang, source,"
+                        " doc_type, date, vector) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                        (c.id, c.doc_id, c.ordinal, c.title, json.dumps(list(c.heading_path), ensure_ascii=False),
+                         c.text, c.lang, c.source, c.doc_type, c.date, vec.tobytes()),
+                    )
+                    cur.execute(
+                        "INSERT INTO chunks_fts (rowid, title, heading, body) VALUES (?,?,?,?)",
+                        (cur.lastrowid, " ".join(r.title_terms), " ".join(r.heading_terms), " ".join(r.body_terms)),
+                    )
+                if dims and not known:
+                    cur.execute("INSERT OR REPLACE INTO meta VALUES ('dim', ?)", (str(dims.pop()),))
+                cur.execute("COMMIT")
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+            finally:
+                self._matrix = None
+
+    def _delete(self, cur: sqlite3.Cursor, doc_id: str) -> bool:
+        cur.execute("DELETE FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks WHERE doc_id = ?)", (doc_id,))
+        cur.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
+        cur.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
+        return cur.rowcount > 0
+
+    def delete_document(self, doc_id: str) -> bool:
+        with self._lock:
+            cur = self._db.cursor()
+            cur.execute("BEGIN IMMEDIATE")
+            try:
+                found = self._delete(cur, doc_id)
+                cur.execute("COMMIT")
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+            self._matrix = None
+            return found
+
+    # ---- reading ---------------------------------------------------------
+    def fingerprints(self) -> dict[str, str]:
+        return dict(self._db.execute("SELECT id, fingerprint FROM documents"))
+
+    def keyword(self, terms: list[str], n: int, *, title_weight: float = 2.0,
+                heading_weight: float = 1.5, field: str = "all", lang: str | None = None) -> list[Hit]:
+        expr = fts_query(terms, "title" if field == "title" else None)
+        if expr is None or n <= 0:
+            return []
+        sql = (
+            "SELECT c.id, -bm25(chunks_fts, ?, ?, 1.0) AS s FROM chunks_fts"
+            " JOIN chunks c ON c.rowid = chunks_fts.rowid WHERE chunks_fts MATCH ?"
+        )
+        args: list = [title_weight, heading_weight, expr]
+        if lang:
+            sql += " AND c.lang = ?"
+            args.append(lang)
+        sql += " ORDER BY s DESC, c.rowid LIMIT ?"
+        args.append(int(n))
+        return [Hit(cid, float(s)) for cid, s in self._db.execute(sql, args)]
+
+    def _vectors(self) -> tuple[np.ndarray, list[str], np.ndarray]:
+        m = self._matrix
+        if m is None:
+            rows = self._db.execute("SELECT id, lang, vector FROM chunks ORDER BY rowid").fetchall()
+            dim = int(self.get_meta("dim") or 0)
+            mat = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), dim) if rows else np.zeros((0, dim), np.float32)
+            m = (mat, [r[0] for r in rows], np.array([r[1] or "" for r in rows]))
+            self._matrix = m
+        return m
+
+    def vector(self, query: np.ndarray, n: int, *, lang: str | None = None) -> list[Hit]:
+        mat, ids, langs = self._vectors()
+        if n <= 0 or mat.shape[0] == 0:
+            return []
+        q = np.asarray(query, dtype=np.float32).ravel()
+        if q.size != mat.shape[1]:
+            raise StoreError(f"query vector has dimension {q.size}, the store holds {mat.shape[1]}")
+        scores = mat @ q
+        if lang:
+            scores = np.where(langs == lang, scores, -np.inf)
+        n = min(n, int(np.isfinite(scores).sum()))
+        if n == 0:
+            return []
+        top = np.argpartition(-scores, n - 1)[:n] if n < len(scores) else np.arange(len(scores))
+        top = top[np.lexsort((top, -scores[top]))]
+        return [Hit(ids[i], float(scores[i])) for i in top]
+
+    def all_vectors(self) -> tuple[np.ndarray, list[str], np.ndarray]:
+        """Every chunk vector, with chunk ids and languages (for store-level statistics)."""
+        return self._vectors()
+
+    def chunks(self, ids: list[str]) -> dict[str, Chunk]:
+        out: dict[str, Chunk] = {}
+        for i in range(0, len(ids), 500):
+            part = list(ids[i : i + 500])
+            marks = ",".join("?" * len(part))
+            for row in self._db.execute(
+                f"SELECT id, doc_id, ordinal, title, heading, text, lang, source, doc_type, date"
+                f" FROM chunks WHERE id IN ({marks})", part):
+                out[row[0]] = Chunk(id=row[0], doc_id=row[1], ordinal=row[2], title=row[3],
+                                    heading_path=tuple(json.loads(row[4])), text=row[5], lang=row[6] or "",
+                                    source=row[7] or "", doc_type=row[8] or "", date=row[9])
+        return out
+
+    def chunk_terms(self, ids: list[str]) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        for i in range(0, len(ids), 500):
+            part = list(ids[i : i + 500])
+            marks = ",".join("?" * len(part))
+            for cid, t, h, b in self._db.execute(
+                f"SELECT c.id, f.title, f.heading, f.body FROM chunks c JOIN chunks_fts f"
+                f" ON f.rowid = c.rowid WHERE c.id IN ({marks})", part):
+                out[cid] = set(f"{t} {h} {b}".split())
+        return out
+
+    def get_meta(self, key: str) -> str | None:
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    def stats(self) -> StoreStats:
+        def counts(col: str) -> dict[str, int]:
+            return {k or "": v for k, v in self._db.execute(f"SELECT {col}, COUNT(*) FROM documents GROUP BY {col}")}
+        docs = self._db.execute("SELECT COUNT(*) FROM documents").fetchone()[0]
+        chunks = self._db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+        size = sum(p.stat().st_size for p in (self.path, Path(f"{self.path}-wal")) if p.exists())
+        return StoreStats(documents=docs, chunks=chunks, by_lang=counts("lang"),
+                          by_source=counts("source"), by_doc_type=counts("doc_type"), size_bytes=size)
+
+    def close(self) -> None:
+        if self._db is not None:
+            try:
+                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.Error:
+                pass
+            self._db.close()
+            self._db = None
+
+    def __enter__(self) -> "SqliteStore":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
