@@ -1,0 +1,39 @@
+import pytest
+
+from chaja.documents import Hit
+from chaja.search.fusion import ranks, rrf
+
+
+def hits(*ids):
+    return [Hit(i, 1.0) for i in ids]
+
+
+def test_rrf_arithmetic_k20():
+    fused = dict(rrf({"fts": hits("a", "b", "c"), "vec": hits("c", "a")}, k=20))
+    assert fused["a"] == pytest.approx(1 / 21 + 1 / 22)
+    assert fused["b"] == pytest.approx(1 / 22)
+    assert fused["c"] == pytest.approx(1 / 23 + 1 / 21)
+
+
+def test_order_and_deterministic_ties():
+    # a and b tie on score; a has the better single rank... both rank 1 in one list → id order
+    order = [cid for cid, _ in rrf({"x": hits("b", "c"), "y": hits("a", "c")}, k=60)]
+    assert order == ["c", "a", "b"]
+
+
+def test_k_changes_the_balance():
+    # p is first in one list only; q is third in both
+    lists = {"x": hits("p", "m", "q"), "y": hits("n", "o", "q")}
+    assert rrf(lists, k=0)[0][0] == "p"      # 1/1 > 2/3
+    assert rrf(lists, k=60)[0][0] == "q"     # 2/63 > 1/61
+
+
+def test_list_weights_and_duplicates():
+    fused = dict(rrf({"x": hits("a", "a", "b"), "y": hits("b")}, k=20, weights={"y": 2.0}))
+    assert ranks(hits("a", "a", "b")) == {"a": 1, "b": 3}
+    assert fused["b"] == pytest.approx(1 / 23 + 2 / 21)
+
+
+def test_negative_k_rejected():
+    with pytest.raises(ValueError):
+        rrf({}, k=-1)

@@ -1,0 +1,92 @@
+"""End to end over the fixture corpus with the real embedding model."""
+import pytest
+
+from chaja.search.searcher import QueryError
+
+
+def top_doc(idx, q, **kw):
+    return idx.search(q, **kw).documents[0].doc_id
+
+
+@pytest.mark.parametrize("query, doc", [
+    ("자기주식 소각 결정", "filings/share-cancellation"),
+    ("소각결정", "filings/share-cancellation"),
+    ("유상증자 발행가액", "filings/rights-issue"),
+    ("how do I descale the espresso machine", "manuals/espresso-machine"),
+    ("체인 윤활유", "manuals/bicycle"),
+    ("wireless password", "manuals/router"),
+    ("base rate inflation", "news-rates"),
+])
+def test_same_language_questions_find_their_document(corpus_index, query, doc):
+    assert top_doc(corpus_index, query) == doc
+
+
+def test_result_explains_its_ranking(corpus_index):
+    res = corpus_index.search("자기주식 소각")
+    assert res.keyword_used
+    best = res.documents[0].best
+    assert best.keyword_rank is not None and best.vector_rank is not None
+    assert best.score == pytest.approx(1 / (20 + best.keyword_rank) + 1 / (20 + best.vector_rank))
+    assert [d.rank for d in res.documents] == list(range(1, len(res.documents) + 1))
+    assert len(res.chunks) <= 10
+
+
+def test_gate_removes_keyword_list_of_stray_matches(corpus_index):
+    # only "the" (and nothing else) can match by keyword: far below half the terms
+    res = corpus_index.search("the quixotic zeppelin flabbergasted")
+    assert not res.keyword_used
+    assert all(c.score == pytest.approx(1 / (20 + c.vector_rank)) for c in res.chunks)
+
+
+@pytest.mark.parametrize("query", ['"', "*", "-", "NEAR", "AND", "OR NOT", "(", ")", "a AND (b OR",
+                                   'title:"x', "🙂", "^", "{x}", "NEAR(a b, 3)", "\\", "'; DROP TABLE chunks;--"])
+def test_hostile_queries_never_raise(corpus_index, query):
+    res = corpus_index.search(query)
+    assert isinstance(res.documents, list)
+
+
+def test_empty_and_huge_queries_get_clear_errors(corpus_index):
+    with pytest.raises(QueryError, match="empty"):
+        corpus_index.search("   ")
+    with pytest.raises(QueryError, match="limit"):
+        corpus_index.search("가" * 5000)
+
+
+def test_chunk_cap_and_top_k(corpus_index):
+    corpus_index.config.search.chunk_cap = 1
+    try:
+        res = corpus_index.search("소각", top_k=5)
+    finally:
+        corpus_index.config.search.chunk_cap = 0
+    assert len(res.chunks) <= 5
+    assert len({c.chunk.doc_id for c in res.chunks}) == len(res.chunks)
+
+
+def test_source_weight_lifts_a_source(corpus_index):
+    q = "decision announcement"
+    base = corpus_index.search(q).doc_ids()
+    corpus_index.config.search.source_weights = {"news": 3.0}
+    try:
+        lifted = corpus_index.search(q).doc_ids()
+    finally:
+        corpus_index.config.search.source_weights = {}
+    assert lifted[0].startswith("news-")
+    assert base != lifted
+
+
+def test_freshness_scales_fused_scores_by_age(corpus_index):
+    cfg = corpus_index.config.search
+    q = "quarterly revenue report"
+    before = {c.chunk.id: c for c in corpus_index.search(q).chunks}
+    cfg.half_life_days, cfg.now = {"financials": 1.0}, "2026-11-15"   # the report is 1 day old: × 0.75
+    try:
+        after = {c.chunk.id: c for c in corpus_index.search(q).chunks}
+    finally:
+        cfg.half_life_days, cfg.now = {}, None
+    report = [cid for cid in after if cid.startswith("filings/quarterly-report") and cid in before]
+    others = [cid for cid in after if not cid.startswith("filings/quarterly-report") and cid in before]
+    assert report and others
+    for cid in report:
+        assert after[cid].score == pytest.approx(before[cid].score * 0.75)
+    for cid in others:
+        assert after[cid].score == pytest.approx(before[cid].score)

@@ -1,0 +1,35 @@
+import pytest
+
+from chaja.chunking import chunk_document, split_text
+from chaja.documents import Document, Section
+
+
+def test_every_chunk_keeps_its_context():
+    doc = Document(id="d", title="T", lang="ko", source="DART",
+                   sections=[Section((), "intro"), Section(("A", "B"), "body")])
+    chunks = chunk_document(doc)
+    assert [(c.id, c.heading_path, c.title, c.lang, c.source) for c in chunks] == [
+        ("d#0", (), "T", "ko", "DART"), ("d#1", ("A", "B"), "T", "ko", "DART")]
+    assert chunks[1].passage_text() == "T > A > B\nbody"
+
+
+def test_long_sections_split_at_natural_breaks_within_bound():
+    paras = [f"문단 {i}입니다. " + "가나다라 " * 40 for i in range(10)]
+    pieces = split_text("\n\n".join(paras), 500)
+    assert all(len(p) <= 500 for p in pieces)
+    assert len(pieces) > 1
+    assert "".join(pieces).replace("\n", "").replace(" ", "") == "".join(paras).replace(" ", "")
+
+
+def test_unbreakable_text_is_cut_hard():
+    pieces = split_text("x" * 1000, 300)
+    assert [len(p) for p in pieces] == [300, 300, 300, 100]
+
+
+def test_title_only_document_gets_one_chunk():
+    assert len(chunk_document(Document(id="e", title="Only a title", sections=[]))) == 1
+
+
+def test_tiny_bound_rejected():
+    with pytest.raises(ValueError):
+        chunk_document(Document(id="e", title="t", sections=[]), 10)

@@ -1,0 +1,40 @@
+import pytest
+
+from chaja.config import Config
+
+
+def test_production_defaults():
+    c = Config()
+    assert c.search.rrf_k == 20
+    assert c.search.gate and c.search.gate_depth == 20 and c.search.gate_share == 0.5
+    assert c.search.reranker == "none"
+    assert c.index.analyzer == "bigram"
+
+
+def test_toml_round_trip(tmp_path):
+    c = Config().override(["search.rrf_k=60", "search.source_weights={\"DART\": 1.15}", "search.gate=false",
+                           "search.now=2026-10-01", "encoder.name=onnx"])
+    p = tmp_path / "c.toml"
+    p.write_text(c.to_toml())
+    d = Config.load(p)
+    assert d.to_dict() == c.to_dict()
+    assert d.search.rrf_k == 60.0 and d.search.gate is False and d.search.source_weights == {"DART": 1.15}
+    assert d.search.now == "2026-10-01"
+
+
+def test_bad_settings_are_named():
+    with pytest.raises(ValueError, match="unknown setting"):
+        Config().set("search.rrf", 3)
+    with pytest.raises(ValueError, match="unknown section"):
+        Config().set("nope.x", 3)
+    with pytest.raises(ValueError, match="true/false"):
+        Config().set("search.gate", "maybe")
+    with pytest.raises(ValueError, match="section.key=value"):
+        Config().override(["rrf_k"])
+
+
+def test_bad_toml(tmp_path):
+    p = tmp_path / "bad.toml"
+    p.write_text("[search\nrrf_k = ")
+    with pytest.raises(ValueError, match="bad.toml"):
+        Config.load(p)
