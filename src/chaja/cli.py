@@ -5,6 +5,7 @@
     chaja config                            print every setting (TOML)
     chaja stats --store FILE                what a store holds
     chaja delete DOC_ID... --store FILE     remove documents
+    chaja serve --store FILE                the HTTP hub
     chaja eval ...                          the evaluation harness
 """
 from __future__ import annotations
@@ -159,6 +160,17 @@ def cmd_delete(args: argparse.Namespace) -> int:
     return 1 if missing else 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    from chaja.server import serve
+
+    idx = open_index(args.store, load_config(args))
+    try:
+        serve(idx, args.host, args.port)
+    finally:
+        idx.close()
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="chaja", description="Hybrid search for Korean and English documents.")
     sub = ap.add_subparsers(dest="command", required=True)
@@ -189,6 +201,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("doc_ids", nargs="+")
     _common(p)
     p.set_defaults(func=cmd_delete)
+
+    p = sub.add_parser("serve", help="serve a store over HTTP (the hub)")
+    _common(p)
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8750)
+    p.set_defaults(func=cmd_serve)
 
     try:
         from chaja.eval.cli import add_eval_commands

@@ -1,0 +1,71 @@
+"""The command line, run in-process on real files and the real model."""
+import json
+
+import pytest
+
+from chaja.cli import SEARCH_SCHEMA, main
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory, corpus):
+    path = tmp_path_factory.mktemp("cli") / "s.chaja"
+    assert main(["index", str(corpus), "--store", str(path), "--quiet"]) == 0
+    return path
+
+
+def test_index_prints_a_summary(store, capsys, corpus):
+    assert main(["index", str(corpus), "--store", str(store)]) == 0
+    out = capsys.readouterr()
+    assert "0 added, 0 changed, 9 unchanged" in out.out
+    assert "by source: DART 3" in out.out
+
+
+def test_search_text_output_explains_ranks(store, capsys):
+    assert main(["search", "자기주식 소각", "--store", str(store), "-k", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "자기주식 소각 결정" in out and "[filings/share-cancellation]" in out
+    assert "why: keyword #" in out and "vector #" in out and "fused" in out
+
+
+def test_search_json_schema(store, capsys):
+    assert main(["search", "wireless password", "--store", str(store), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["schema"] == SEARCH_SCHEMA
+    assert set(data) >= {"query", "terms", "keyword_used", "top_k", "results"}
+    first = data["results"][0]
+    assert first["doc_id"] == "manuals/router" and first["rank"] == 1
+    assert set(first) >= {"title", "score", "chunk_id", "heading", "snippet", "keyword_rank", "vector_rank"}
+
+
+def test_search_errors_are_clear(store, capsys):
+    assert main(["search", "  ", "--store", str(store)]) == 2
+    assert "empty" in capsys.readouterr().err
+    assert main(["search", "x", "--store", str(store), "--set", "search.rrf=1"]) == 2
+    assert "unknown setting" in capsys.readouterr().err
+
+
+def test_config_prints_toml_with_overrides(capsys):
+    assert main(["config", "--set", "search.rrf_k=60"]) == 0
+    out = capsys.readouterr().out
+    assert "[search]" in out and "rrf_k = 60.0" in out and "gate = true" in out
+
+
+def test_stats_and_delete(store, capsys):
+    assert main(["stats", "--store", str(store)]) == 0
+    assert "documents: 9" in capsys.readouterr().out
+    assert main(["delete", "news-rates", "missing-doc", "--store", str(store)]) == 1
+    captured = capsys.readouterr()
+    assert "deleted news-rates" in captured.out and "not found: missing-doc" in captured.err
+
+
+def test_not_a_store_file(tmp_path, capsys):
+    bad = tmp_path / "bad.chaja"
+    bad.write_bytes(b"this is not sqlite" * 100)
+    assert main(["stats", "--store", str(bad)]) == 2
+    assert "not a chaja store" in capsys.readouterr().err
+
+
+def test_index_with_nothing_to_read(tmp_path, capsys):
+    (tmp_path / "empty").mkdir()
+    assert main(["index", str(tmp_path / "empty"), "--store", str(tmp_path / "s.chaja"), "--quiet"]) == 1
+    assert "no supported files" in capsys.readouterr().err
