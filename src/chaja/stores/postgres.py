@@ -1,0 +1,647 @@
+"""The PostgreSQL store: documents, chunks, a full-text index and an HNSW vector
+index in one schema of a PostgreSQL database (the ``postgres`` extra).
+
+Keyword search uses PostgreSQL's own full-text search. chaja analyses text itself
+(Hangul bigrams, lower-cased words), so the store only indexes those terms: each
+chunk's term strings go through ``to_tsvector('simple', ...)`` into a stored
+``tsvector`` column, title terms weighted A, heading terms B, body terms D, with a
+GIN index. ``to_tsvector`` keeps word positions; ``ts_rank_cd`` (cover density)
+needs them, and a string cast straight to ``tsvector`` has none, which ranks every
+document 0. Scores are ``ts_rank_cd`` with the caller's title and heading weights
+(body = 1), not BM25, so they are on a different scale from the SQLite store's.
+
+A query term never becomes tsquery syntax: the terms travel as one ``text[]``
+parameter and each one goes through ``phraseto_tsquery('simple', term)``, which
+reads its input as plain text (the same parser as the documents, so a term that
+the parser splits matches the same split in a document); the per-term queries are
+OR-ed together by a small aggregate over ``tsquery_or``.
+
+Vectors live in a pgvector ``vector(dim)`` column with an HNSW index
+(``vector_cosine_ops``); scores are cosine similarity, ``1 - (a <=> b)``. The
+dimension is fixed by the first chunk written (or by ``dim=`` on a new store).
+
+The schema is created and migrated by chaja: ``schema_version`` records each
+applied step of :data:`MIGRATIONS`, each step runs in its own transaction under an
+advisory lock, so two processes opening a new database at once do not race.
+
+One store object holds one connection and serialises its own calls with a lock;
+give each thread or process its own object for parallel reads. Readers never
+block each other or the writer (PostgreSQL MVCC), and every ``put_document`` is
+one transaction, so readers see either the old or the new version of a document.
+"""
+from __future__ import annotations
+
+import math
+import threading
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from chaja.documents import Chunk, ChunkRecord, Document, Hit, StoreStats
+from chaja.stores.base import StoreError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import psycopg
+
+#: Oldest pgvector with HNSW indexes.
+MIN_PGVECTOR = (0, 5, 0)
+#: HNSW build parameters (pgvector's defaults) and the floor for ``hnsw.ef_search``.
+HNSW_M = 16
+HNSW_EF_CONSTRUCTION = 64
+HNSW_EF_SEARCH_MIN = 40
+#: pgvector caps ``hnsw.ef_search`` at 1000 and indexes at most 2000 dimensions.
+HNSW_EF_SEARCH_MAX = 1000
+HNSW_MAX_DIM = 2000
+
+_TEXT_CONFIG = "pg_catalog.simple"
+
+# Each migration: (version, description, SQL statements). ``{s}`` is the quoted
+# schema name. A step, once released, is never edited: later changes are new steps.
+MIGRATIONS: list[tuple[int, str, list[str]]] = [
+    (1, "documents, chunks, full-text and vector columns", [
+        """CREATE TABLE {s}.meta (
+            key text PRIMARY KEY,
+            value text NOT NULL
+        )""",
+        """CREATE TABLE {s}.documents (
+            id text PRIMARY KEY,
+            fingerprint text NOT NULL,
+            title text NOT NULL,
+            lang text NOT NULL,
+            source text NOT NULL,
+            doc_type text NOT NULL,
+            date text,
+            path text NOT NULL,
+            n_chunks integer NOT NULL,
+            indexed_at timestamptz NOT NULL DEFAULT now()
+        )""",
+        """CREATE TABLE {s}.chunks (
+            seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+            id text PRIMARY KEY,
+            doc_id text NOT NULL REFERENCES {s}.documents (id) ON DELETE CASCADE,
+            ordinal integer NOT NULL,
+            title text NOT NULL,
+            heading_path text[] NOT NULL,
+            text text NOT NULL,
+            lang text NOT NULL,
+            source text NOT NULL,
+            doc_type text NOT NULL,
+            date text,
+            title_terms text NOT NULL,
+            heading_terms text NOT NULL,
+            body_terms text NOT NULL,
+            tsv tsvector GENERATED ALWAYS AS (
+                setweight(to_tsvector('pg_catalog.simple'::regconfig, title_terms), 'A')
+                || setweight(to_tsvector('pg_catalog.simple'::regconfig, heading_terms), 'B')
+                || setweight(to_tsvector('pg_catalog.simple'::regconfig, body_terms), 'D')
+            ) STORED,
+            title_tsv tsvector GENERATED ALWAYS AS (
+                setweight(to_tsvector('pg_catalog.simple'::regconfig, title_terms), 'A')
+            ) STORED,
+            embedding vector NOT NULL
+        )""",
+        "CREATE INDEX chunks_doc_id ON {s}.chunks (doc_id)",
+        "CREATE INDEX chunks_lang ON {s}.chunks (lang)",
+        "CREATE INDEX chunks_tsv ON {s}.chunks USING gin (tsv)",
+        "CREATE INDEX chunks_title_tsv ON {s}.chunks USING gin (title_tsv)",
+        # OR of any number of tsqueries, so a text[] of terms becomes one query.
+        """CREATE AGGREGATE {s}.tsquery_or_all (tsquery) (
+            SFUNC = pg_catalog.tsquery_or, STYPE = tsquery
+        )""",
+    ]),
+]
+SCHEMA_VERSION = MIGRATIONS[-1][0]
+
+
+_EXTRA_HINT = "the PostgreSQL store needs the postgres extra: pip install 'chaja[postgres]'"
+
+
+def _psycopg():
+    try:
+        import psycopg
+    except ImportError as exc:
+        raise ImportError(_EXTRA_HINT) from exc
+    return psycopg
+
+
+def _register_vector():
+    try:
+        from pgvector.psycopg import register_vector
+    except ImportError as exc:
+        raise ImportError(_EXTRA_HINT) from exc
+    return register_vector
+
+
+def _version_tuple(text: str) -> tuple[int, ...]:
+    parts = []
+    for p in text.split("."):
+        digits = "".join(ch for ch in p if ch.isdigit())
+        parts.append(int(digits) if digits else 0)
+    return tuple(parts)
+
+
+def _clean(value: str | None) -> str | None:
+    """PostgreSQL text cannot hold U+0000; the store drops that character."""
+    if value is None:
+        return None
+    return value.replace("\x00", "") if "\x00" in value else value
+
+
+def _query_terms(terms: list[str]) -> list[str]:
+    """Distinct, storable terms: no NULs, no blanks, no unencodable strings."""
+    out: dict[str, None] = {}
+    for t in terms:
+        if not isinstance(t, str):
+            continue
+        t = _clean(t)
+        if not t or not t.strip():
+            continue
+        try:
+            t.encode("utf-8")
+        except UnicodeEncodeError:
+            continue
+        out[t] = None
+    return list(out)
+
+
+def _describe(dsn: str) -> str:
+    """The connection target without secrets, for error messages."""
+    try:
+        from psycopg.conninfo import conninfo_to_dict
+
+        info = conninfo_to_dict(dsn)
+    except Exception:
+        return "the given connection string"
+    host = info.get("host") or "localhost"
+    port = info.get("port") or "5432"
+    db = info.get("dbname") or info.get("user") or ""
+    return f"{host}:{port}/{db}"
+
+
+class PostgresStore:
+    """A chaja store in PostgreSQL (with pgvector ≥ 0.5).
+
+    ``dsn`` is a libpq connection string or URL. ``dim`` fixes the vector dimension
+    of a new store (an existing store must match it). ``schema`` holds all of
+    chaja's tables, so several stores can share one database.
+
+    Not for sharing across threads at full speed: calls on one object are
+    serialised by a lock. Open one object per thread for parallel reads.
+    """
+
+    def __init__(self, dsn: str, *, dim: int | None = None, schema: str = "chaja"):
+        psycopg = _psycopg()
+        register_vector = _register_vector()
+        from psycopg import sql
+
+        if not schema or len(schema.encode("utf-8")) > 63 or "\x00" in schema:
+            raise StoreError(f"invalid schema name {schema!r}")
+        self._sql = sql
+        self.schema = schema
+        self._s = sql.Identifier(schema)
+        self._lock = threading.RLock()
+        self._target = _describe(dsn)
+        self._conn: psycopg.Connection | None = None
+        self._dim: int | None = None
+        self._iterative_scan = False
+
+        kwargs: dict[str, Any] = {"autocommit": True, "application_name": "chaja"}
+        try:
+            from psycopg.conninfo import conninfo_to_dict
+
+            if "connect_timeout" not in conninfo_to_dict(dsn):
+                kwargs["connect_timeout"] = 10
+        except psycopg.ProgrammingError as exc:
+            raise StoreError(f"invalid PostgreSQL connection string: {exc}") from None
+        try:
+            self._conn = psycopg.connect(dsn, **kwargs)
+        except psycopg.Error as exc:
+            raise StoreError(
+                f"cannot connect to PostgreSQL at {self._target}: {str(exc).strip()}"
+            ) from None
+        try:
+            self._conn.execute("SET client_min_messages = warning")
+            ext_schema = self._ensure_pgvector()
+            self._conn.execute(
+                "SELECT set_config('search_path', %s, false)",
+                (", ".join(sql.Identifier(n).as_string(self._conn) for n in dict.fromkeys((schema, ext_schema))),),
+            )
+            self._migrate()
+            register_vector(self._conn)
+            self._dim = self._stored_dim()
+            if dim is not None:
+                if dim <= 0:
+                    raise StoreError(f"vector dimension must be positive, got {dim}")
+                if self._dim is None:
+                    with self._conn.transaction():
+                        self._fix_dim(int(dim))
+                elif self._dim != dim:
+                    raise StoreError(
+                        f"dimension mismatch: the store in schema {schema!r} holds "
+                        f"{self._dim}-dimensional vectors, {dim} was asked for"
+                    )
+        except BaseException:
+            self._conn.close()
+            self._conn = None
+            raise
+
+    # ---- setup -----------------------------------------------------------
+    def _q(self, template: str):
+        """A statement from a trusted template, with ``{s}`` the quoted schema."""
+        return self._sql.SQL(template).format(s=self._s)
+
+    def _advisory_lock(self) -> None:
+        self._conn.execute(
+            "SELECT pg_advisory_xact_lock(hashtext('chaja.schema:' || %s))", (self.schema,)
+        )
+
+    def _ensure_pgvector(self) -> str:
+        """Create the vector extension if needed; return the schema that holds it."""
+        psycopg = _psycopg()
+        conn = self._conn
+        row = conn.execute(
+            "SELECT e.extversion, n.nspname FROM pg_extension e"
+            " JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'"
+        ).fetchone()
+        if row is None:
+            available = conn.execute(
+                "SELECT default_version FROM pg_available_extensions WHERE name = 'vector'"
+            ).fetchone()
+            if available is None:
+                raise StoreError(
+                    f"pgvector is missing: the PostgreSQL server at {self._target} has no "
+                    "'vector' extension installed; install pgvector (0.5 or newer) on the server"
+                )
+            try:
+                with conn.transaction():
+                    self._advisory_lock()
+                    conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            except psycopg.errors.InsufficientPrivilege:
+                raise StoreError(
+                    "pgvector is missing from this database and this role may not create it: "
+                    "ask an administrator to run CREATE EXTENSION vector"
+                ) from None
+            row = conn.execute(
+                "SELECT e.extversion, n.nspname FROM pg_extension e"
+                " JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'"
+            ).fetchone()
+        version, ext_schema = row
+        vt = _version_tuple(version)
+        if vt < MIN_PGVECTOR:
+            raise StoreError(
+                f"pgvector {version} is too old: chaja needs 0.5 or newer (HNSW indexes); "
+                "run ALTER EXTENSION vector UPDATE after upgrading pgvector"
+            )
+        # Filtered HNSW scans that keep going until enough rows pass (pgvector 0.8+).
+        self._iterative_scan = vt >= (0, 8, 0)
+        self.pgvector_version = version
+        return ext_schema
+
+    def _current_version(self) -> int:
+        row = self._conn.execute(
+            self._q("SELECT coalesce(max(version), 0) FROM {s}.schema_version")
+        ).fetchone()
+        return int(row[0])
+
+    def _migrate(self) -> None:
+        conn = self._conn
+        exists = conn.execute(
+            "SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+            " WHERE n.nspname = %s AND c.relname = 'schema_version'", (self.schema,)
+        ).fetchone()
+        if exists is None:
+            with conn.transaction():
+                self._advisory_lock()
+                conn.execute(self._q("CREATE SCHEMA IF NOT EXISTS {s}"))
+                conn.execute(self._q(
+                    "CREATE TABLE IF NOT EXISTS {s}.schema_version ("
+                    " version integer PRIMARY KEY,"
+                    " description text NOT NULL,"
+                    " applied_at timestamptz NOT NULL DEFAULT now())"
+                ))
+        current = self._current_version()
+        if current > SCHEMA_VERSION:
+            raise StoreError(
+                f"the schema {self.schema!r} is at version {current}, written by a newer "
+                f"chaja (this one knows up to {SCHEMA_VERSION}); upgrade chaja"
+            )
+        for version, description, steps in MIGRATIONS:
+            if version <= current:
+                continue
+            with conn.transaction():
+                self._advisory_lock()
+                if self._current_version() >= version:  # another process got here first
+                    continue
+                for step in steps:
+                    conn.execute(self._q(step))
+                conn.execute(
+                    self._q("INSERT INTO {s}.schema_version (version, description) VALUES (%s, %s)"),
+                    (version, description),
+                )
+
+    def _stored_dim(self) -> int | None:
+        row = self._conn.execute(
+            "SELECT a.atttypmod FROM pg_attribute a"
+            " JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace"
+            " WHERE n.nspname = %s AND c.relname = 'chunks' AND a.attname = 'embedding'",
+            (self.schema,),
+        ).fetchone()
+        if row is None or row[0] is None or row[0] <= 0:
+            return None
+        return int(row[0])
+
+    def _fix_dim(self, dim: int) -> None:
+        """Give the vector column its dimension and build the HNSW index (in a transaction)."""
+        self._advisory_lock()
+        stored = self._stored_dim()
+        if stored is None:
+            self._conn.execute(self._q(
+                f"ALTER TABLE {{s}}.chunks ALTER COLUMN embedding TYPE vector({int(dim)})"
+            ))
+            if dim <= HNSW_MAX_DIM:
+                self._conn.execute(self._q(
+                    "CREATE INDEX IF NOT EXISTS chunks_embedding_hnsw ON {s}.chunks"
+                    " USING hnsw (embedding vector_cosine_ops)"
+                    f" WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION})"
+                ))
+            stored = dim
+        if stored != dim:
+            raise StoreError(
+                f"dimension mismatch: the store holds {stored}-dimensional vectors, got {dim}"
+            )
+        self._dim = stored
+
+    @property
+    def conn(self) -> "psycopg.Connection":
+        if self._conn is None:
+            raise StoreError("the PostgreSQL store is closed")
+        return self._conn
+
+    def _run(self, what: str, fn):
+        """Call ``fn`` under the lock, turning database errors into StoreError."""
+        psycopg = _psycopg()
+        with self._lock:
+            self.conn  # raises when closed
+            try:
+                return fn()
+            except StoreError:
+                raise
+            except psycopg.OperationalError as exc:
+                raise StoreError(
+                    f"{what}: lost the connection to PostgreSQL at {self._target}: {str(exc).strip()}"
+                ) from exc
+            except psycopg.Error as exc:
+                raise StoreError(f"{what}: {str(exc).strip()}") from exc
+
+    # ---- writing ---------------------------------------------------------
+    def put_document(self, doc: Document, records: list[ChunkRecord]) -> None:
+        vectors = [np.asarray(r.vector, dtype=np.float32).ravel() for r in records]
+        dims = sorted({v.size for v in vectors})
+        if len(dims) > 1:
+            raise StoreError(f"dimension mismatch: the chunks of {doc.id!r} have vectors of {dims} dimensions")
+        for r in records:
+            if r.chunk.doc_id != doc.id:
+                raise StoreError(f"chunk {r.chunk.id!r} belongs to {r.chunk.doc_id!r}, not {doc.id!r}")
+        dim = dims[0] if dims else None
+
+        def write() -> None:
+            conn = self.conn
+            with conn.transaction():
+                # Remove the old version first: a failure below rolls this back too.
+                conn.execute(self._q("DELETE FROM {s}.documents WHERE id = %s"), (_clean(doc.id),))
+                if dim is not None and self._dim != dim:
+                    self._fix_dim(dim)  # first write, or raises on a mismatch
+                conn.execute(
+                    self._q(
+                        "INSERT INTO {s}.documents (id, fingerprint, title, lang, source, doc_type,"
+                        " date, path, n_chunks) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
+                    ),
+                    (_clean(doc.id), doc.fingerprint(), _clean(doc.title), _clean(doc.lang or ""),
+                     _clean(doc.source or ""), _clean(doc.doc_type or ""), _clean(doc.date),
+                     _clean(doc.path or ""), len(records)),
+                )
+                if records:
+                    with conn.cursor() as cur:
+                        cur.executemany(
+                            self._q(
+                                "INSERT INTO {s}.chunks (id, doc_id, ordinal, title, heading_path, text,"
+                                " lang, source, doc_type, date, title_terms, heading_terms, body_terms,"
+                                " embedding) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %b)"
+                            ),
+                            [self._chunk_row(r, v) for r, v in zip(records, vectors)],
+                        )
+
+        try:
+            self._run(f"cannot store document {doc.id!r}", write)
+        except StoreError:
+            self._dim = self._stored_dim_safe()
+            raise
+
+    def _stored_dim_safe(self) -> int | None:
+        try:
+            with self._lock:
+                return self._stored_dim() if self._conn is not None else None
+        except Exception:
+            return self._dim
+
+    @staticmethod
+    def _chunk_row(r: ChunkRecord, vec: np.ndarray) -> tuple:
+        c = r.chunk
+        return (
+            _clean(c.id), _clean(c.doc_id), int(c.ordinal), _clean(c.title),
+            [_clean(h) for h in c.heading_path], _clean(c.text), _clean(c.lang or ""),
+            _clean(c.source or ""), _clean(c.doc_type or ""), _clean(c.date),
+            _clean(" ".join(r.title_terms)), _clean(" ".join(r.heading_terms)),
+            _clean(" ".join(r.body_terms)), vec,
+        )
+
+    def delete_document(self, doc_id: str) -> bool:
+        def delete() -> bool:
+            with self.conn.transaction():
+                cur = self.conn.execute(self._q("DELETE FROM {s}.documents WHERE id = %s"), (_clean(doc_id),))
+                return cur.rowcount > 0
+
+        return self._run(f"cannot delete document {doc_id!r}", delete)
+
+    # ---- reading ---------------------------------------------------------
+    def fingerprints(self) -> dict[str, str]:
+        return self._run("cannot read fingerprints", lambda: dict(
+            self.conn.execute(self._q("SELECT id, fingerprint FROM {s}.documents")).fetchall()
+        ))
+
+    def keyword(self, terms: list[str], n: int, *, title_weight: float = 2.0,
+                heading_weight: float = 1.5, field: str = "all",
+                lang: str | None = None) -> list[Hit]:
+        """Best ``n`` chunks by ``ts_rank_cd`` over any of ``terms``, best first.
+
+        The weights are relative to body text (1.0). ``ts_rank_cd`` takes weights of
+        at most 1, so all three are divided by the largest and the score multiplied
+        back: the ranking and the scores are those of weights {body 1, heading
+        ``heading_weight``, title ``title_weight``}. Ties go to the earlier-stored chunk.
+        """
+        if field not in ("all", "title"):
+            raise ValueError(f"field must be 'all' or 'title', not {field!r}")
+        for name, w in (("title_weight", title_weight), ("heading_weight", heading_weight)):
+            if not math.isfinite(w) or w < 0:
+                raise ValueError(f"{name} must be a finite number >= 0, got {w!r}")
+        words = _query_terms(terms)
+        if not words or n <= 0:
+            return []
+        scale = max(1.0, float(title_weight), float(heading_weight))
+        # ts_rank_cd's weights array is {D, C, B, A}: body, (unused), heading, title.
+        weights = [1.0 / scale, 1.0 / scale, heading_weight / scale, title_weight / scale]
+        column = "title_tsv" if field == "title" else "tsv"
+        where = " AND c.lang = %(lang)s" if lang else ""
+        query = self._q(
+            "SELECT c.id, ts_rank_cd(%(weights)s::float4[], c." + column + ", q.query) AS score"
+            " FROM (SELECT {s}.tsquery_or_all(phraseto_tsquery('" + _TEXT_CONFIG + "'::regconfig, t)) AS query"
+            "       FROM unnest(%(terms)s::text[]) AS t) AS q"
+            " JOIN {s}.chunks AS c ON c." + column + " @@ q.query" + where +
+            " ORDER BY score DESC, c.seq LIMIT %(n)s"
+        )
+        params = {"weights": weights, "terms": words, "lang": _clean(lang), "n": int(n)}
+        rows = self._run("keyword search failed", lambda: self.conn.execute(query, params).fetchall())
+        return [Hit(cid, float(score) * scale) for cid, score in rows]
+
+    def vector(self, query: np.ndarray, n: int, *, lang: str | None = None) -> list[Hit]:
+        """Best ``n`` chunks by cosine similarity, best first.
+
+        The HNSW index answers with ``hnsw.ef_search`` ≥ ``n``. When it returns fewer
+        than ``n`` rows although more chunks qualify (a ``lang`` filter that rejects
+        most of the candidates the index visits, or ``n`` above pgvector's limit of
+        1000), the query is answered again by an exact scan.
+        """
+        q = np.asarray(query, dtype=np.float32).ravel()
+        if n <= 0 or self._dim is None:
+            return []
+        if q.size != self._dim:
+            raise StoreError(
+                f"dimension mismatch: the query vector has {q.size} dimensions, the store holds {self._dim}"
+            )
+        if not np.all(np.isfinite(q)) or not np.any(q):
+            return []
+        n = int(n)
+        where = "WHERE lang = %(lang)s" if lang else ""
+        inner = (
+            "SELECT id, seq, embedding <=> %(q)b AS dist FROM {s}.chunks " + where +
+            " ORDER BY embedding <=> %(q)b LIMIT %(n)s"
+        )
+        stmt = self._q(
+            "SELECT id, 1 - dist FROM (" + inner + ") AS best ORDER BY dist, seq"
+        )
+        params = {"q": q, "lang": _clean(lang), "n": n}
+
+        def search() -> list[tuple[str, float]]:
+            conn = self.conn
+            with conn.transaction():
+                ef = min(HNSW_EF_SEARCH_MAX, max(HNSW_EF_SEARCH_MIN, n))
+                conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef),))
+                if lang and self._iterative_scan:
+                    conn.execute("SELECT set_config('hnsw.iterative_scan', 'strict_order', true)")
+                rows = conn.execute(stmt, params).fetchall()
+                if len(rows) < n:
+                    count = conn.execute(
+                        self._q("SELECT count(*) FROM {s}.chunks " + where), params
+                    ).fetchone()[0]
+                    if count > len(rows):
+                        # Exact answer: a sequential scan with a top-n sort.
+                        conn.execute("SELECT set_config('enable_indexscan', 'off', true)")
+                        rows = conn.execute(stmt, params).fetchall()
+            return rows
+
+        rows = self._run("vector search failed", search)
+        return [Hit(cid, float(score)) for cid, score in rows]
+
+    def chunks(self, ids: list[str]) -> dict[str, Chunk]:
+        wanted = [i for i in (_clean(x) for x in ids) if i is not None]
+        if not wanted:
+            return {}
+
+        def read() -> list[tuple]:
+            return self.conn.execute(
+                self._q(
+                    "SELECT id, doc_id, ordinal, title, heading_path, text, lang, source, doc_type, date"
+                    " FROM {s}.chunks WHERE id = ANY(%s::text[])"
+                ),
+                (wanted,),
+            ).fetchall()
+
+        out: dict[str, Chunk] = {}
+        for row in self._run("cannot read chunks", read):
+            out[row[0]] = Chunk(id=row[0], doc_id=row[1], ordinal=row[2], title=row[3],
+                                heading_path=tuple(row[4]), text=row[5], lang=row[6],
+                                source=row[7], doc_type=row[8], date=row[9])
+        return out
+
+    def chunk_terms(self, ids: list[str]) -> dict[str, set[str]]:
+        wanted = [i for i in (_clean(x) for x in ids) if i is not None]
+        if not wanted:
+            return {}
+        rows = self._run("cannot read chunk terms", lambda: self.conn.execute(
+            self._q(
+                "SELECT id, title_terms, heading_terms, body_terms FROM {s}.chunks"
+                " WHERE id = ANY(%s::text[])"
+            ),
+            (wanted,),
+        ).fetchall())
+        return {cid: set(f"{t} {h} {b}".split()) for cid, t, h, b in rows}
+
+    def get_meta(self, key: str) -> str | None:
+        row = self._run("cannot read metadata", lambda: self.conn.execute(
+            self._q("SELECT value FROM {s}.meta WHERE key = %s"), (_clean(key),)
+        ).fetchone())
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._run("cannot write metadata", lambda: self.conn.execute(
+            self._q(
+                "INSERT INTO {s}.meta (key, value) VALUES (%s, %s)"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+            ),
+            (_clean(key), _clean(value)),
+        ))
+
+    def stats(self) -> StoreStats:
+        def read() -> StoreStats:
+            conn = self.conn
+
+            def counts(col: str) -> dict[str, int]:
+                rows = conn.execute(self._q(
+                    f"SELECT {col}, count(*) FROM {{s}}.documents GROUP BY {col} ORDER BY {col}"
+                )).fetchall()
+                return {k or "": int(v) for k, v in rows}
+
+            docs = conn.execute(self._q("SELECT count(*) FROM {s}.documents")).fetchone()[0]
+            chunks = conn.execute(self._q("SELECT count(*) FROM {s}.chunks")).fetchone()[0]
+            size = conn.execute(
+                "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c"
+                " JOIN pg_namespace n ON n.oid = c.relnamespace"
+                " WHERE n.nspname = %s AND c.relkind = 'r'", (self.schema,)
+            ).fetchone()[0]
+            return StoreStats(documents=int(docs), chunks=int(chunks), by_lang=counts("lang"),
+                              by_source=counts("source"), by_doc_type=counts("doc_type"),
+                              size_bytes=int(size))
+
+        return self._run("cannot read statistics", read)
+
+    @property
+    def dim(self) -> int | None:
+        """The vector dimension, or ``None`` before the first chunk."""
+        return self._dim
+
+    def schema_version(self) -> int:
+        return self._run("cannot read the schema version", self._current_version)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                try:
+                    self._conn.close()
+                finally:
+                    self._conn = None
+
+    def __enter__(self) -> "PostgresStore":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

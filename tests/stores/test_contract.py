@@ -1,0 +1,340 @@
+"""One contract for every store: the same tests run on the SQLite file and on
+PostgreSQL. Scores differ between stores (BM25 vs ts_rank_cd), so the tests look
+at which chunks come back and in what order, never at keyword score values."""
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import pytest
+
+from chaja.analysis import bigram_terms
+from chaja.stores.base import Store, StoreError
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def opener(request, tmp_path):
+    """A function that opens (or reopens) one store of the parametrised kind."""
+    opened = []
+    if request.param == "sqlite":
+        try:
+            mod = importlib.import_module("chaja.stores.sqlite")
+        except ImportError as exc:
+            pytest.skip(f"the SQLite store is not available: {exc}")
+        path = tmp_path / "store.db"
+
+        def open_():
+            s = mod.SqliteStore(path)
+            opened.append(s)
+            return s
+    else:
+        dsn = request.getfixturevalue("pg_dsn")
+        schema = request.getfixturevalue("pg_schema")
+        from chaja.stores.postgres import PostgresStore
+
+        def open_():
+            s = PostgresStore(dsn, schema=schema)
+            opened.append(s)
+            return s
+    yield open_
+    for s in opened:
+        s.close()
+
+
+@pytest.fixture
+def store(opener):
+    return opener()
+
+
+def ids(hits):
+    return [h.chunk_id for h in hits]
+
+
+# ---- writing and reading -----------------------------------------------------
+
+def test_implements_the_protocol(store):
+    assert isinstance(store, Store)
+
+
+def test_add_then_read_back(store, build):
+    doc, recs = build.make_doc("d1", "주식소각결정 공시", ["자기주식을 소각하기로 결정했다.", "소각 예정일은 6월이다."],
+                               headings=[("개요",), ("개요", "일정")], date="2024-06-03")
+    store.put_document(doc, recs)
+
+    assert store.fingerprints() == {"d1": doc.fingerprint()}
+    got = store.chunks(["d1#0", "d1#1", "missing"])
+    assert set(got) == {"d1#0", "d1#1"}
+    for rec in recs:
+        c = got[rec.chunk.id]
+        assert c == rec.chunk
+        assert isinstance(c.heading_path, tuple)
+    terms = store.chunk_terms(["d1#1"])
+    assert terms == {"d1#1": set(recs[1].title_terms + recs[1].heading_terms + recs[1].body_terms)}
+    st = store.stats()
+    assert (st.documents, st.chunks) == (1, 2)
+    assert st.by_lang == {"ko": 1}
+    assert st.by_source == {"test": 1}
+    assert st.size_bytes > 0
+
+
+def test_empty_store_answers_empty(store, build):
+    assert store.fingerprints() == {}
+    assert store.keyword(["소각"], 5) == []
+    assert store.vector(build.unit(1), 5) == []
+    assert store.chunks([]) == {} and store.chunk_terms([]) == {}
+    assert store.stats().chunks == 0
+
+
+def test_replace_leaves_no_old_chunks(store, build):
+    v1, r1 = build.make_doc("d", "old title", ["alpha one", "alpha two", "alpha three"])
+    store.put_document(v1, r1)
+    other, ro = build.make_doc("o", "other", ["alpha elsewhere"])
+    store.put_document(other, ro)
+    v2, r2 = build.make_doc("d", "new title", ["omega only"], vectors=[build.unit(999)])
+    store.put_document(v2, r2)
+
+    assert store.fingerprints() == {"d": v2.fingerprint(), "o": other.fingerprint()}
+    assert set(store.chunks(["d#0", "d#1", "d#2"])) == {"d#0"}
+    assert store.chunks(["d#0"])["d#0"].text == "omega only"
+    assert ids(store.keyword(["alpha"], 10)) == ["o#0"]
+    assert ids(store.keyword(["omega"], 10)) == ["d#0"]
+    assert ids(store.keyword(["old"], 10)) == []
+    # The old vectors are gone from the vector index too.
+    assert set(ids(store.vector(r1[1].vector, 10))) == {"d#0", "o#0"}
+    assert store.stats().chunks == 2
+
+
+def test_delete(store, build):
+    a, ra = build.make_doc("a", "first", ["shared words here", "more"])
+    b, rb = build.make_doc("b", "second", ["shared words there"])
+    store.put_document(a, ra)
+    store.put_document(b, rb)
+
+    assert store.delete_document("a") is True
+    assert store.delete_document("a") is False
+    assert store.delete_document("never") is False
+    assert store.fingerprints() == {"b": b.fingerprint()}
+    assert store.chunks(["a#0", "a#1"]) == {}
+    assert ids(store.keyword(["shared"], 10)) == ["b#0"]
+    assert ids(store.vector(ra[0].vector, 10)) == ["b#0"]
+    assert (store.stats().documents, store.stats().chunks) == (1, 1)
+
+
+def test_fingerprints_track_every_document(store, build):
+    docs = [build.make_doc(f"doc-{i}", f"title {i}", [f"body {i}"]) for i in range(5)]
+    for d, r in docs:
+        store.put_document(d, r)
+    assert store.fingerprints() == {d.id: d.fingerprint() for d, _ in docs}
+    # A document with no chunks is still a document.
+    empty, _ = build.make_doc("empty", "nothing", [])
+    store.put_document(empty, [])
+    assert store.fingerprints()["empty"] == empty.fingerprint()
+    assert store.stats().documents == 6
+
+
+def test_meta(store):
+    assert store.get_meta("model") is None
+    store.set_meta("model", "e5-small")
+    store.set_meta("model", "e5-base")
+    store.set_meta("분석기", "bigram")
+    assert store.get_meta("model") == "e5-base"
+    assert store.get_meta("분석기") == "bigram"
+
+
+# ---- keyword candidates --------------------------------------------------------
+
+@pytest.fixture
+def filings(store, build):
+    """Three Korean documents and one English one, built for the keyword tests."""
+    docs = [
+        build.make_doc("title-hit", "주식소각결정", ["이사회는 오늘 안건을 의결했다."]),
+        build.make_doc("body-hit", "분기보고서", ["이 회사는 주식소각결정 사실을 밝혔다."]),
+        build.make_doc("unrelated", "유상증자결정", ["신주를 발행하여 자금을 조달한다."]),
+        build.make_doc("english", "Share cancellation", ["The board decided to cancel shares."], lang="en"),
+    ]
+    for d, r in docs:
+        store.put_document(d, r)
+    return store
+
+
+def test_keyword_title_weight_puts_title_match_first(filings):
+    terms = bigram_terms("주식소각")
+    assert ids(filings.keyword(terms, 10)) == ["title-hit#0", "body-hit#0"]
+    assert ids(filings.keyword(terms, 10, title_weight=4.0)) == ["title-hit#0", "body-hit#0"]
+    # The weight is really used: a title worth a tenth of the body loses.
+    assert ids(filings.keyword(terms, 10, title_weight=0.1)) == ["body-hit#0", "title-hit#0"]
+    hits = filings.keyword(terms, 10)
+    assert hits[0].score >= hits[1].score
+
+
+def test_keyword_heading_weight(store, build):
+    d1, r1 = build.make_doc("h", "문서", ["아무 내용"], headings=[("배당정책",)])
+    d2, r2 = build.make_doc("b", "문서", ["배당정책 설명"])
+    store.put_document(d1, r1)
+    store.put_document(d2, r2)
+    terms = bigram_terms("배당정책")
+    assert ids(store.keyword(terms, 5, heading_weight=3.0)) == ["h#0", "b#0"]
+    assert ids(store.keyword(terms, 5, heading_weight=0.1)) == ["b#0", "h#0"]
+
+
+def test_keyword_field_title(filings):
+    terms = bigram_terms("주식소각")
+    assert ids(filings.keyword(terms, 10, field="title")) == ["title-hit#0"]
+    assert ids(filings.keyword(["이사회"], 10, field="title")) == []
+    assert ids(filings.keyword(["이사", "사회"], 10)) == ["title-hit#0"]
+
+
+def test_keyword_is_or_over_terms(filings):
+    found = ids(filings.keyword(["신주", "board"], 10))
+    assert sorted(found) == ["english#0", "unrelated#0"]
+
+
+def test_keyword_lang_filter(filings):
+    terms = ["shares"] + bigram_terms("주식소각")
+    assert set(ids(filings.keyword(terms, 10))) == {"title-hit#0", "body-hit#0", "english#0"}
+    assert ids(filings.keyword(terms, 10, lang="en")) == ["english#0"]
+    assert set(ids(filings.keyword(terms, 10, lang="ko"))) == {"title-hit#0", "body-hit#0"}
+    assert ids(filings.keyword(terms, 10, lang="fr")) == []
+
+
+def test_keyword_limit_and_order(store, build):
+    # More occurrences of the term rank higher; n caps the list.
+    for k in range(1, 6):
+        d, r = build.make_doc(f"k{k}", "제목", [" ".join(["배당"] * k + ["기타"] * (6 - k))])
+        store.put_document(d, r)
+    hits = store.keyword(["배당"], 3)
+    assert ids(hits) == ["k5#0", "k4#0", "k3#0"]
+    assert hits[0].score > hits[1].score > hits[2].score
+    assert store.keyword(["배당"], 0) == []
+
+
+HOSTILE = ['"', "'", "''", '"quoted"', "*", "a*", "-", "-x", ":", "title:x", "&", "|", "!", "(", ")",
+           "()", "\\", "\\'", "NEAR", "NEAR(a b)", "AND", "OR", "NOT", "a OR b", "^", "{", "}", "<->",
+           "<2>", "a:*", "'a':A", "😀", "👍🏽", " ", "", "\t\n", "%s", "%(n)s", "?", ";",
+           "--", "/*", "$1", "\u200b", "\ud7a3", "ㄱ"]
+
+
+@pytest.mark.parametrize("field", ["all", "title"])
+def test_hostile_terms_never_raise(filings, field):
+    assert filings.keyword([], 10, field=field) == []
+    for t in HOSTILE:
+        hits = filings.keyword([t], 10, field=field)
+        assert isinstance(hits, list), t
+        hits = filings.keyword([t, "주식"], 10, field=field, lang="ko")
+        assert "title-hit#0" in ids(hits), t
+    # All at once, and with a real term among them.
+    assert isinstance(filings.keyword(HOSTILE, 10, field=field), list)
+    assert "title-hit#0" in ids(filings.keyword(HOSTILE + ["소각"], 10, field=field))
+
+
+@pytest.mark.parametrize("term", ["\x00", "x\x00y", "\x00\"", "주식\x00"],
+                         ids=["nul", "x-nul-y", "nul-quote", "hangul-nul"])
+def test_nul_in_a_term_never_raises(filings, term):
+    # chaja's analyser never yields U+0000, but a store must not choke on it either.
+    assert isinstance(filings.keyword([term], 10), list)
+    assert isinstance(filings.keyword([term], 10, field="title"), list)
+
+
+def test_hostile_terms_match_nothing_by_themselves(filings):
+    for t in ["NEAR", "AND", "OR", "NOT", "*", "title:x", "&", "|", "!", '"', "\\"]:
+        assert filings.keyword([t], 10) == [], t
+
+
+# ---- vector candidates ---------------------------------------------------------
+
+def test_vector_exact_nearest_neighbours(store, build):
+    rng = np.random.default_rng(7)
+    vecs = rng.standard_normal((40, build.DIM)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    for i in range(0, 40, 4):
+        d, r = build.make_doc(f"v{i}", f"doc {i}", [f"chunk {j}" for j in range(4)], vectors=list(vecs[i:i + 4]))
+        store.put_document(d, r)
+    names = [f"v{i - i % 4}#{i % 4}" for i in range(40)]
+    for qi in range(5):
+        q = rng.standard_normal(build.DIM).astype(np.float32)
+        q /= np.linalg.norm(q)
+        sims = vecs @ q
+        order = np.argsort(-sims, kind="stable")[:10]
+        hits = store.vector(q, 10)
+        assert ids(hits) == [names[i] for i in order]
+        assert np.allclose([h.score for h in hits], sims[order], atol=1e-5)
+    # Asking for more than there is returns everything.
+    assert len(store.vector(vecs[0], 100)) == 40
+    assert ids(store.vector(vecs[3], 1)) == [names[3]]
+
+
+def test_vector_lang_filter(store, build):
+    ko, rko = build.make_doc("ko", "한국어", ["하나", "둘"], vectors=[build.unit(1), build.unit(2)])
+    mixed = build.unit(1) + build.unit(3)
+    en, ren = build.make_doc("en", "English", ["one"], lang="en", vectors=[mixed / np.linalg.norm(mixed)])
+    store.put_document(ko, rko)
+    store.put_document(en, ren)
+    assert ids(store.vector(build.unit(1), 5))[0] == "ko#0"
+    assert ids(store.vector(build.unit(1), 5, lang="en")) == ["en#0"]
+    assert set(ids(store.vector(build.unit(1), 5, lang="ko"))) == {"ko#0", "ko#1"}
+    assert store.vector(build.unit(1), 5, lang="fr") == []
+
+
+def test_vector_query_of_wrong_dimension_is_a_store_error(store, build):
+    d, r = build.make_doc("d", "t", ["x"])
+    store.put_document(d, r)
+    with pytest.raises(StoreError):
+        store.vector(build.unit(1, build.DIM + 1), 3)
+
+
+# ---- atomicity and persistence -------------------------------------------------
+
+def _assert_first_version_intact(store, doc, recs):
+    assert store.fingerprints()[doc.id] == doc.fingerprint()
+    assert set(store.chunks([r.chunk.id for r in recs] + [f"{doc.id}#9"])) == {r.chunk.id for r in recs}
+    assert ids(store.keyword(["원래"], 10)) == [recs[0].chunk.id]
+    assert ids(store.vector(recs[1].vector, 1)) == [recs[1].chunk.id]
+
+
+@pytest.mark.parametrize("wrong", ["last", "all"])
+def test_failed_put_keeps_previous_version_wrong_dimension(store, build, wrong):
+    doc, recs = build.make_doc("d", "문서", ["원래 내용", "두번째"])
+    store.put_document(doc, recs)
+    new, new_recs = build.make_doc("d", "새 문서", ["바뀐 내용", "또", "마지막"])
+    good = [r.vector for r in new_recs]
+    for i, r in enumerate(new_recs):
+        if wrong == "all" or i == len(new_recs) - 1:
+            r.vector = build.unit(5 + i, build.DIM + 3)
+    with pytest.raises(StoreError):
+        store.put_document(new, new_recs)
+    _assert_first_version_intact(store, doc, recs)
+    # A later good write still works.
+    for r, v in zip(new_recs, good):
+        r.vector = v
+    store.put_document(new, new_recs)
+    assert store.fingerprints()["d"] == new.fingerprint()
+    assert set(store.chunks(["d#0", "d#1", "d#2"])) == {"d#0", "d#1", "d#2"}
+
+
+def test_failed_put_keeps_previous_version_duplicate_chunk(store, build):
+    doc, recs = build.make_doc("d", "문서", ["원래 내용", "두번째"])
+    store.put_document(doc, recs)
+    new, new_recs = build.make_doc("d", "새 문서", ["바뀐 내용", "또"])
+    new_recs[1].chunk.id = new_recs[0].chunk.id  # the second insert fails mid-transaction
+    with pytest.raises(Exception):
+        store.put_document(new, new_recs)
+    _assert_first_version_intact(store, doc, recs)
+
+
+def test_reopen_keeps_everything(opener, build):
+    s = opener()
+    doc, recs = build.make_doc("d", "재시작 시험", ["내용이 남아 있다"], headings=[("머리",)])
+    s.put_document(doc, recs)
+    s.set_meta("analyzer", "bigram")
+    s.close()
+
+    s2 = opener()
+    assert s2.fingerprints() == {"d": doc.fingerprint()}
+    assert s2.chunks(["d#0"])["d#0"] == recs[0].chunk
+    assert ids(s2.keyword(["시험"], 5)) == ["d#0"]
+    assert ids(s2.vector(recs[0].vector, 5)) == ["d#0"]
+    assert s2.get_meta("analyzer") == "bigram"
+    # The dimension survives too.
+    bad, bad_recs = build.make_doc("e", "x", ["y"], vectors=[build.unit(1, build.DIM * 2)])
+    with pytest.raises(StoreError):
+        s2.put_document(bad, bad_recs)

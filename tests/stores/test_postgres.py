@@ -1,0 +1,323 @@
+"""PostgreSQL-only behaviour: ranking with positions, migrations, dimensions,
+connection and extension errors, index use and filtered vector search."""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from chaja.analysis import bigram_terms
+from chaja.stores.base import StoreError
+
+psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed: pip install 'chaja[postgres]'")
+
+from chaja.stores.postgres import SCHEMA_VERSION, PostgresStore  # noqa: E402
+
+
+@pytest.fixture
+def store(pg_dsn, pg_schema):
+    s = PostgresStore(pg_dsn, schema=pg_schema)
+    yield s
+    s.close()
+
+
+def sql(dsn, query, *args):
+    """Run one statement on a separate connection; rows if it returns any."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        cur = conn.execute(query, args)
+        return cur.fetchall() if cur.description is not None else []
+
+
+# ---- ranking: positions are kept, so ts_rank_cd is never 0 ---------------------
+
+def test_rank_is_positive_and_follows_frequency_and_weight(store, build):
+    texts = {
+        "once": "소각 하나 둘 셋 넷 다섯",
+        "twice": "소각 하나 소각 셋 넷 다섯",
+        "thrice": "소각 소각 소각 셋 넷 다섯",
+    }
+    for name, body in texts.items():
+        d, r = build.make_doc(name, "보고서", [body])
+        store.put_document(d, r)
+    d, r = build.make_doc("title", "소각", ["하나 둘 셋 넷 다섯 여섯"])
+    store.put_document(d, r)
+
+    hits = store.keyword(["소각"], 10, title_weight=2.0)
+    scores = {h.chunk_id: h.score for h in hits}
+    assert set(scores) == {"once#0", "twice#0", "thrice#0", "title#0"}
+    # The bug this guards against: a position-less tsvector ranks every match 0.
+    assert all(s > 0 for s in scores.values())
+    assert scores["thrice#0"] > scores["twice#0"] > scores["once#0"]
+    # One body occurrence scores 1 (body weight); one title occurrence scores the title weight.
+    assert scores["once#0"] == pytest.approx(1.0, rel=1e-5)
+    assert scores["title#0"] == pytest.approx(2.0, rel=1e-5)
+    assert store.keyword(["소각"], 10, title_weight=3.5)[0].score == pytest.approx(3.5, rel=1e-5)
+
+
+def test_stored_tsvector_has_positions_and_weights(store, build, pg_dsn, pg_schema):
+    d, r = build.make_doc("d", "소각결정", ["자기주식 소각"], headings=[("개요",)])
+    store.put_document(d, r)
+    (tsv,) = sql(pg_dsn, f'SELECT tsv::text FROM "{pg_schema}".chunks')[0]
+    # 'lexeme':positionWEIGHT, e.g. '소각':1A,6 (body positions carry no letter: D).
+    assert "'소각':1A" in tsv
+    assert "'개요':4B" in tsv
+    assert "'자기':5" in tsv
+    (rank,) = sql(pg_dsn, f"SELECT ts_rank_cd(tsv, '소각'::tsquery) FROM \"{pg_schema}\".chunks")[0]
+    assert rank > 0
+
+
+def test_terms_that_the_parser_splits_still_match(store, build):
+    # chaja never makes such terms, but a stored term and the same query term agree.
+    from chaja.documents import ChunkRecord
+
+    d, recs = build.make_doc("d", "t", ["x"])
+    recs = [ChunkRecord(chunk=recs[0].chunk, title_terms=[], heading_terms=[],
+                        body_terms=["snake_case", "a-b", "ok"], vector=recs[0].vector)]
+    store.put_document(d, recs)
+    assert [h.chunk_id for h in store.keyword(["snake_case"], 5)] == ["d#0"]
+    assert [h.chunk_id for h in store.keyword(["a-b"], 5)] == ["d#0"]
+    assert store.keyword(["case_snake"], 5) == []
+    assert store.chunk_terms(["d#0"]) == {"d#0": {"snake_case", "a-b", "ok"}}
+
+
+def test_weights_must_be_valid(store):
+    for bad in (-1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError):
+            store.keyword(["x"], 5, title_weight=bad)
+    with pytest.raises(ValueError):
+        store.keyword(["x"], 5, field="body")
+
+
+def test_nul_in_stored_text_is_dropped(store, build):
+    d, r = build.make_doc("d", "제목\x00", ["본문\x00 내용"])
+    store.put_document(d, r)
+    c = store.chunks(["d#0"])["d#0"]
+    assert c.title == "제목" and c.text == "본문 내용"
+
+
+# ---- schema and migrations -------------------------------------------------------
+
+def test_migrations_are_applied_once(pg_dsn, pg_schema, build):
+    s1 = PostgresStore(pg_dsn, schema=pg_schema)
+    d, r = build.make_doc("d", "문서", ["내용"])
+    s1.put_document(d, r)
+    s1.close()
+    s2 = PostgresStore(pg_dsn, schema=pg_schema)
+    s3 = PostgresStore(pg_dsn, schema=pg_schema)
+    rows = sql(pg_dsn, f'SELECT version FROM "{pg_schema}".schema_version ORDER BY version')
+    assert [v for (v,) in rows] == list(range(1, SCHEMA_VERSION + 1))
+    assert s2.schema_version() == SCHEMA_VERSION
+    assert s3.fingerprints() == {"d": d.fingerprint()}
+    s2.close()
+    s3.close()
+
+
+def test_concurrent_first_open_does_not_race(pg_dsn, pg_schema):
+    errors, stores = [], []
+    barrier = threading.Barrier(4)
+
+    def open_one():
+        try:
+            barrier.wait()
+            stores.append(PostgresStore(pg_dsn, schema=pg_schema, dim=8))
+        except Exception as exc:  # collected and asserted below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=open_one) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert all(s.dim == 8 for s in stores)
+    rows = sql(pg_dsn, f'SELECT count(*) FROM "{pg_schema}".schema_version')
+    assert rows == [(SCHEMA_VERSION,)]
+    for s in stores:
+        s.close()
+
+
+def test_newer_schema_is_refused(pg_dsn, pg_schema):
+    PostgresStore(pg_dsn, schema=pg_schema).close()
+    sql(pg_dsn, f"INSERT INTO \"{pg_schema}\".schema_version (version, description) VALUES (999, 'future')")
+    with pytest.raises(StoreError, match="newer chaja"):
+        PostgresStore(pg_dsn, schema=pg_schema)
+
+
+def test_stores_in_different_schemas_are_separate(pg_dsn, pg_schema, build):
+    other = pg_schema + "_b"
+    a = PostgresStore(pg_dsn, schema=pg_schema)
+    b = PostgresStore(pg_dsn, schema=other)
+    try:
+        d, r = build.make_doc("d", "문서", ["내용"])
+        a.put_document(d, r)
+        assert b.fingerprints() == {}
+        assert a.fingerprints() == {"d": d.fingerprint()}
+    finally:
+        a.close()
+        b.close()
+        sql(pg_dsn, f'DROP SCHEMA "{other}" CASCADE')
+
+
+# ---- dimensions --------------------------------------------------------------------
+
+def test_dimension_is_fixed_and_checked(pg_dsn, pg_schema, build):
+    s = PostgresStore(pg_dsn, schema=pg_schema)
+    assert s.dim is None
+    d, r = build.make_doc("d", "문서", ["내용"])
+    s.put_document(d, r)
+    assert s.dim == build.DIM
+    s.close()
+
+    with pytest.raises(StoreError, match="dimension mismatch"):
+        PostgresStore(pg_dsn, schema=pg_schema, dim=build.DIM + 1)
+    s = PostgresStore(pg_dsn, schema=pg_schema, dim=build.DIM)
+    bad, bad_r = build.make_doc("e", "x", ["y"], vectors=[build.unit(3, 16)])
+    with pytest.raises(StoreError, match="dimension mismatch"):
+        s.put_document(bad, bad_r)
+    with pytest.raises(StoreError, match="dimension mismatch"):
+        s.vector(build.unit(3, 16), 5)
+    assert s.dim == build.DIM
+    s.close()
+
+
+def test_dim_given_up_front_builds_the_index(pg_dsn, pg_schema):
+    s = PostgresStore(pg_dsn, schema=pg_schema, dim=384)
+    assert s.dim == 384
+    (typ,) = sql(pg_dsn, "SELECT format_type(atttypid, atttypmod) FROM pg_attribute"
+                 " WHERE attrelid = %s::regclass AND attname = 'embedding'", f'"{pg_schema}".chunks')[0]
+    assert typ == "vector(384)"
+    idx = sql(pg_dsn, "SELECT indexdef FROM pg_indexes WHERE schemaname = %s AND indexname = 'chunks_embedding_hnsw'",
+              pg_schema)
+    assert len(idx) == 1 and "hnsw" in idx[0][0] and "vector_cosine_ops" in idx[0][0]
+    s.close()
+
+
+def test_failed_first_write_does_not_fix_the_dimension(store, build):
+    d, r = build.make_doc("d", "문서", ["하나", "둘"])
+    r[1].chunk.id = r[0].chunk.id
+    with pytest.raises(StoreError):
+        store.put_document(d, r)
+    assert store.dim is None
+    d2, r2 = build.make_doc("e", "문서", ["하나"], vectors=[build.unit(1, 12)])
+    store.put_document(d2, r2)
+    assert store.dim == 12
+
+
+# ---- errors --------------------------------------------------------------------------
+
+def test_cannot_connect_is_a_store_error(tmp_path):
+    dsn = f"postgresql://nobody@/chaja?host={tmp_path}&connect_timeout=2"
+    with pytest.raises(StoreError, match="cannot connect to PostgreSQL"):
+        PostgresStore(dsn)
+
+
+def test_database_without_pgvector_and_no_right_to_create_it(pg_dsn):
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+    name = "chaja_nopriv"
+    sql(pg_dsn, f"DROP DATABASE IF EXISTS {name}")
+    sql(pg_dsn, f"DROP ROLE IF EXISTS {name}")
+    sql(pg_dsn, f"CREATE ROLE {name} LOGIN")
+    sql(pg_dsn, f"CREATE DATABASE {name} OWNER {name}")
+    try:
+        info = conninfo_to_dict(pg_dsn)
+        info.update(dbname=name, user=name)
+        with pytest.raises(StoreError, match="CREATE EXTENSION vector"):
+            PostgresStore(make_conninfo(**info))
+    finally:
+        sql(pg_dsn, f"DROP DATABASE IF EXISTS {name}")
+        sql(pg_dsn, f"DROP ROLE IF EXISTS {name}")
+
+
+def test_closed_store_raises(pg_dsn, pg_schema):
+    s = PostgresStore(pg_dsn, schema=pg_schema)
+    s.close()
+    s.close()  # closing twice is fine
+    with pytest.raises(StoreError, match="closed"):
+        s.fingerprints()
+
+
+def test_open_store_picks_postgres_for_a_url(pg_dsn):
+    stores = pytest.importorskip("chaja.stores")
+    if not hasattr(stores, "open_store"):
+        pytest.skip("chaja.stores.open_store is not there yet")
+    assert pg_dsn.startswith(("postgresql://", "postgres://"))
+    s = stores.open_store(pg_dsn)
+    try:
+        assert isinstance(s, PostgresStore)
+    finally:
+        s.close()
+        sql(pg_dsn, 'DROP SCHEMA IF EXISTS "chaja" CASCADE')
+
+
+# ---- indexes and filtered vector search -------------------------------------------
+
+def test_queries_can_use_the_indexes(store, build, pg_dsn, pg_schema):
+    for i in range(30):
+        d, r = build.make_doc(f"d{i}", "문서", [f"내용 {i}"])
+        store.put_document(d, r)
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        conn.execute(f'SET search_path = "{pg_schema}", public')
+        conn.execute("SET enable_seqscan = off")
+        plan = "\n".join(r[0] for r in conn.execute(
+            f"EXPLAIN SELECT id FROM \"{pg_schema}\".chunks"
+            " ORDER BY embedding <=> (SELECT embedding FROM chunks LIMIT 1) LIMIT 5"))
+        assert "chunks_embedding_hnsw" in plan
+        plan = "\n".join(r[0] for r in conn.execute(
+            f"EXPLAIN SELECT c.id FROM (SELECT tsquery_or_all(phraseto_tsquery('simple', t)) AS query"
+            f" FROM unnest(ARRAY['내용']) t) q JOIN \"{pg_schema}\".chunks c ON c.tsv @@ q.query"))
+        assert "chunks_tsv" in plan
+
+
+def test_filtered_vector_search_returns_n_exact_results(store, build):
+    # 50 English chunks among 300: the index alone visits about ef_search candidates
+    # and drops the wrong language, leaving fewer than 12; the store must still
+    # return the exact 12 nearest English chunks.
+    rng = np.random.default_rng(3)
+    vecs = rng.standard_normal((300, build.DIM)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    for i in range(0, 300, 10):
+        lang = "en" if i % 60 == 0 else "ko"
+        d, r = build.make_doc(f"d{i}", "문서", [f"c{j}" for j in range(10)], lang=lang,
+                              vectors=list(vecs[i:i + 10]))
+        store.put_document(d, r)
+    en_rows = [i for i in range(300) if (i - i % 10) % 60 == 0]
+    q = -vecs[7]
+    sims = vecs[en_rows] @ q
+    want = [f"d{en_rows[k] - en_rows[k] % 10}#{en_rows[k] % 10}" for k in np.argsort(-sims)[:12]]
+    hits = store.vector(q, 12, lang="en")
+    assert [h.chunk_id for h in hits] == want
+    assert np.allclose([h.score for h in hits], np.sort(sims)[::-1][:12], atol=1e-5)
+
+
+def test_vector_n_above_ef_search_limit(store, build):
+    rng = np.random.default_rng(11)
+    vecs = rng.standard_normal((1200, build.DIM)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    for i in range(0, 1200, 100):
+        d, r = build.make_doc(f"d{i}", "t", [f"c{j}" for j in range(100)], vectors=list(vecs[i:i + 100]))
+        store.put_document(d, r)
+    hits = store.vector(vecs[0], 1100)
+    assert len(hits) == 1100
+    assert hits[0].chunk_id == "d0#0"
+    scores = [h.score for h in hits]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_stats_by_field(store, build):
+    for i, (lang, src) in enumerate([("ko", "dart"), ("ko", "news"), ("en", "news")]):
+        d, r = build.make_doc(f"d{i}", "문서", ["내용", "더"], lang=lang, source=src)
+        store.put_document(d, r)
+    st = store.stats()
+    assert (st.documents, st.chunks) == (3, 6)
+    assert st.by_lang == {"en": 1, "ko": 2}
+    assert st.by_source == {"dart": 1, "news": 2}
+    assert st.size_bytes > 0
+
+
+def test_keyword_ties_follow_insertion_order(store, build):
+    for name in ["c", "a", "b"]:
+        d, r = build.make_doc(name, "같은 제목", ["같은 본문"])
+        store.put_document(d, r)
+    assert [h.chunk_id for h in store.keyword(bigram_terms("같은 본문"), 5)] == ["c#0", "a#0", "b#0"]
