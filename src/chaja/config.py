@@ -47,6 +47,8 @@ class SearchConfig:
     now: str | None = None              # ISO date freshness is measured from (None = today)
     chunk_cap: int = 0                  # max chunks per document in the fused list (0 = no cap)
     reranker: str = "none"
+    abstain_below: float = 0.0          # answer "nothing relevant" when the best cosine is below this ...
+    abstain_coverage: float = 1.0       # ... and no keyword result holds this share of the query terms
 
 
 @dataclass

@@ -90,3 +90,17 @@ def test_freshness_scales_fused_scores_by_age(corpus_index):
         assert after[cid].score == pytest.approx(before[cid].score * 0.75)
     for cid in others:
         assert after[cid].score == pytest.approx(before[cid].score)
+
+
+def test_abstention_answers_nothing_when_both_signals_are_weak(corpus_index):
+    cfg = corpus_index.config.search
+    res = corpus_index.search("우주 발사체 시험 발사")
+    assert not res.abstained and res.signals["keyword_coverage"] == 1.0
+    cfg.abstain_below = 0.99     # every cosine is below this ...
+    try:
+        strong_keyword = corpus_index.search("우주 발사체 시험 발사")
+        weak = corpus_index.search("quantum chromodynamics lattice gauge")
+    finally:
+        cfg.abstain_below = 0.0
+    assert not strong_keyword.abstained        # ... but the keyword list holds every term
+    assert weak.abstained and weak.documents == [] and weak.signals["top_cosine"] < 0.99

@@ -22,6 +22,16 @@ def term_coverage(query_terms: Sequence[str], chunk_terms: set[str]) -> float:
     return len(q & chunk_terms) / len(q) if q else 0.0
 
 
+def best_coverage(query_terms: Sequence[str], keyword: Sequence[Hit],
+                  terms_of: Callable[[list[str]], dict[str, set[str]]], depth: int = 20) -> float:
+    """The highest share of query terms held by one of the top ``depth`` keyword results."""
+    top = [h.chunk_id for h in keyword[:depth]]
+    if not top:
+        return 0.0
+    found = terms_of(top)
+    return max(term_coverage(query_terms, found.get(cid, set())) for cid in top)
+
+
 def keyword_passes(query_terms: Sequence[str], keyword: Sequence[Hit], vector_found: bool,
                    terms_of: Callable[[list[str]], dict[str, set[str]]],
                    depth: int = 20, share: float = 0.5) -> bool:
@@ -30,6 +40,4 @@ def keyword_passes(query_terms: Sequence[str], keyword: Sequence[Hit], vector_fo
         return False
     if not vector_found:
         return True
-    top = [h.chunk_id for h in keyword[:depth]]
-    found = terms_of(top)
-    return any(term_coverage(query_terms, found.get(cid, set())) >= share for cid in top)
+    return best_coverage(query_terms, keyword, terms_of, depth) >= share

@@ -40,6 +40,7 @@ class SearchResult:
     chunks: list[ChunkResult]          # fused top-k chunks, best first
     documents: list[DocumentResult]    # chunks grouped into documents, in order
     abstained: bool = False            # True when abstention judged nothing relevant
+    signals: dict[str, float] = field(default_factory=dict)  # top_cosine, keyword_coverage
 
     def doc_ids(self) -> list[str]:
         return [d.doc_id for d in self.documents]

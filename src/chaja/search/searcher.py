@@ -18,7 +18,8 @@ from chaja.config import SearchConfig
 from chaja.documents import Hit
 from chaja.encoders.base import Encoder
 from chaja.search.fusion import ranks, rrf
-from chaja.search.gate import keyword_passes, term_coverage
+from chaja.search.abstain import should_abstain
+from chaja.search.gate import best_coverage, term_coverage
 from chaja.search.grouping import cap_per_document, group_by_document
 from chaja.search.results import ChunkResult, SearchResult
 from chaja.search.slots import keyword_slot_count, reserve
@@ -68,10 +69,12 @@ class Searcher:
         terms = query_terms(self.analyzer, text)
         keyword = self.keyword_list(terms, n)
         vector = self.vector_list(text, n)
-        keyword_used = bool(keyword)
-        if cfg.gate and keyword:
-            keyword_used = keyword_passes(terms, keyword, bool(vector), self.store.chunk_terms,
-                                          depth=cfg.gate_depth, share=cfg.gate_share)
+        coverage = best_coverage(terms, keyword, self.store.chunk_terms, cfg.gate_depth) if keyword else 0.0
+        keyword_used = bool(keyword) and (not cfg.gate or not vector or coverage >= cfg.gate_share)
+        signals = {"top_cosine": vector[0].score if vector else 0.0, "keyword_coverage": coverage}
+        if should_abstain(signals, cfg):
+            return SearchResult(query=text, terms=terms, keyword_used=keyword_used, chunks=[], documents=[],
+                                abstained=True, signals=signals)
         lists: dict[str, list[Hit]] = {"vector": vector}
         if keyword_used:
             lists["keyword"] = keyword
@@ -107,7 +110,7 @@ class Searcher:
             for cid in top
         ]
         return SearchResult(query=text, terms=terms, keyword_used=keyword_used,
-                            chunks=results, documents=group_by_document(results))
+                            chunks=results, documents=group_by_document(results), signals=signals)
 
     def _weighted(self, fused: list[tuple[str, float]]) -> tuple[list[str], dict[str, float]]:
         """Apply source and freshness multipliers and re-sort (stable)."""
