@@ -69,3 +69,12 @@ def test_index_with_nothing_to_read(tmp_path, capsys):
     (tmp_path / "empty").mkdir()
     assert main(["index", str(tmp_path / "empty"), "--store", str(tmp_path / "s.chaja"), "--quiet"]) == 1
     assert "no supported files" in capsys.readouterr().err
+
+
+def test_index_warns_when_an_expected_document_type_is_missing(store, capsys, corpus):
+    args = ["index", str(corpus), "--store", str(store), "--quiet",
+            "--set", 'index.expect_doc_types={"DART": ["filing", "annual-report"], "news": ["news"]}']
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert "type 'annual-report' from source 'DART'" in err
+    assert "'filing'" not in err and "source 'news'" not in err

@@ -38,3 +38,10 @@ def test_bad_toml(tmp_path):
     p.write_text("[search\nrrf_k = ")
     with pytest.raises(ValueError, match="bad.toml"):
         Config.load(p)
+
+
+def test_list_valued_maps_round_trip(tmp_path):
+    c = Config().override(['index.expect_doc_types={"DART": ["filing", "annual"]}'])
+    p = tmp_path / "c.toml"
+    p.write_text(c.to_toml())
+    assert Config.load(p).index.expect_doc_types == {"DART": ["filing", "annual"]}

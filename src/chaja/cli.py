@@ -71,6 +71,8 @@ def cmd_index(args: argparse.Namespace) -> int:
         print(f"warning: document id {d!r} appeared more than once; the last one was kept", file=sys.stderr)
     for p in load_report.problems:
         print(f"warning: {p}", file=sys.stderr)
+    for w in report.missing(cfg.index.expect_doc_types):
+        print(f"warning: {w}", file=sys.stderr)
     if load_report.files == 0:
         print("error: no supported files found (.md .mdx .txt .html .jsonl)", file=sys.stderr)
         return 1

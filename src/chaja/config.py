@@ -27,6 +27,7 @@ class IndexConfig:
     chunk_chars: int = 1200             # upper bound on a chunk's body length
     chunk_min_chars: int = 200          # short sections merge with the next one under the same parent
     language: str = "auto"              # "auto" = Hangul share per document, else forced
+    expect_doc_types: dict[str, list[str]] = field(default_factory=dict)  # source → doc types it must yield
 
 
 @dataclass
@@ -148,7 +149,7 @@ def _coerce(name: str, value: Any, current: Any) -> Any:
         if isinstance(value, (int, float)):
             return type(current)(value) if isinstance(current, float) or float(value).is_integer() else value
     if isinstance(current, dict) and isinstance(value, dict):
-        return {str(k): float(v) for k, v in value.items()}
+        return {str(k): [str(x) for x in v] if isinstance(v, (list, tuple)) else float(v) for k, v in value.items()}
     if isinstance(current, str):
         return str(value)
     raise ValueError(f"config {name}: expected {type(current).__name__}, got {value!r}")
@@ -163,6 +164,8 @@ def _toml_value(value: Any) -> str:
         return repr(value)
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
     if isinstance(value, dict):
         inner = ", ".join(f"{json.dumps(k, ensure_ascii=False)} = {_toml_value(v)}" for k, v in value.items())
         return "{ " + inner + " }" if inner else "{}"

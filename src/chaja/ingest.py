@@ -46,6 +46,16 @@ class IndexReport:
     by_source: Counter = field(default_factory=Counter)
     by_doc_type: Counter = field(default_factory=Counter)
     by_lang: Counter = field(default_factory=Counter)
+    by_source_type: Counter = field(default_factory=Counter)  # (source, doc_type) → documents
+
+    def missing(self, expected: dict[str, list[str]]) -> list[str]:
+        """Warnings for each expected (source, document type) that this run did not see."""
+        out = []
+        for source, types in sorted(expected.items()):
+            for t in types:
+                if self.by_source_type[(source, t)] == 0:
+                    out.append(f"expected documents of type {t!r} from source {source!r}; none were found")
+        return out
 
 
 def records_for(doc: Document, analyzer: Analyzer, max_chars: int) -> tuple[list, list[str]]:
@@ -72,6 +82,7 @@ def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], an
         report.by_source[doc.source or "-"] += 1
         report.by_doc_type[doc.doc_type or "-"] += 1
         report.by_lang[doc.lang or "-"] += 1
+        report.by_source_type[(doc.source, doc.doc_type)] += 1
         if stored.get(doc.id) == doc.fingerprint():
             report.unchanged += 1
         else:
