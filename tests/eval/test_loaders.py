@@ -4,6 +4,7 @@ import pytest
 
 from chaja.eval.beir import load_beir
 from chaja.eval.export import document_record, write_documents
+from chaja.eval.questions import read_questions, write_questions
 from chaja.eval.squad import load_squad
 
 
@@ -69,8 +70,10 @@ def test_beir_layout(tmp_path):
     assert b.documents[0].title == "Cells" and b.documents[0].text == "Cells divide."
     assert b.documents[0].source == "tiny" and b.documents[0].lang == "en"
     assert {q.id: q.gold for q in b.questions} == {"1": ["d1"], "2": ["d2", "d3"]}
-    assert b.questions[1].extra["judgments"] == {"d2": 1, "d3": 2}
+    assert b.questions[1].extra["qrels"] == {"d2": 1, "d3": 2}
     assert (b.judgments, b.unanswerable) == (3, 1)
+    write_questions(tmp_path / "q.jsonl", b.questions)              # the question file reads back
+    assert [q.to_dict() for q in read_questions(tmp_path / "q.jsonl")] == [q.to_dict() for q in b.questions]
     (tmp_path / "tiny" / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n1\tnope\t1\n")
     with pytest.raises(ValueError, match="unknown document 'nope'"):
         load_beir(tmp_path / "tiny")

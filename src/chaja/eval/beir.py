@@ -6,7 +6,8 @@ under a header). Each corpus line becomes one :class:`~chaja.documents.Document`
 (id = the BEIR ``_id``, title = its title, one section holding the text). Each
 query with a positive judgment in the split becomes a single-gold question whose
 ``gold`` lists every document judged > 0 (scoring takes the best ranked) and
-whose ``judgments`` are kept in ``extra["judgments"]`` for graded tools.
+whose grades are kept in ``extra["qrels"]`` (written out as a ``qrels`` field; BEIR
+grades are not on the 0–3 usefulness scale of graded pools).
 """
 from __future__ import annotations
 
@@ -68,5 +69,5 @@ def load_beir(folder: str | Path, split: str = "test", name: str | None = None,
         used += len(gold)
         text = texts[qid]
         questions.append(Question(id=qid, text=text, lang=detect_language(text), kind=name, gold=gold,
-                                  extra={"judgments": dict(judged)}))
+                                  extra={"qrels": dict(judged)}))
     return BeirSet(docs, questions, used, unanswerable)
