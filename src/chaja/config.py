@@ -48,6 +48,10 @@ class SearchConfig:
     now: str | None = None              # ISO date freshness is measured from (None = today)
     chunk_cap: int = 0                  # max chunks per document in the fused list (0 = no cap)
     reranker: str = "none"
+    language_projection: bool = False   # remove the language direction(s) from the query vector
+    language_centering: bool = False    # merge per-language vector lists by score − q·μ_lang
+    cross_language_keyword: bool = False  # extra keyword list: the query's words over other-language chunks
+    list_weights: dict[str, float] = field(default_factory=dict)  # RRF weight per list name (default 1)
     abstain_below: float = 0.0          # answer "nothing relevant" when the best cosine is below this ...
     abstain_coverage: float = 1.0       # ... and no keyword result holds this share of the query terms
 

@@ -23,6 +23,7 @@ from chaja.documents import Document
 from chaja.encoders import Encoder, get_encoder
 from chaja.ingest import IndexReport, Progress, index_documents
 from chaja.loaders import LoadReport, load_paths
+from chaja.search.languages import META_KEY, encode_means
 from chaja.search.results import SearchResult
 from chaja.search.searcher import Searcher
 from chaja.stores import Store, StoreError, open_store
@@ -79,9 +80,12 @@ class Index:
                       progress: Callable[[Progress], None] | None = None) -> IndexReport:
         enc = self.encoder
         self._record_settings(enc)
-        return index_documents(self.store, enc, docs, self.analyzer, max_chars=self.config.index.chunk_chars,
-                               batch_chunks=max(self.config.encoder.batch_size, 1) * 4, prune=prune,
-                               progress=progress)
+        report = index_documents(self.store, enc, docs, self.analyzer, max_chars=self.config.index.chunk_chars,
+                                 batch_chunks=max(self.config.encoder.batch_size, 1) * 4, prune=prune,
+                                 progress=progress)
+        if report.added or report.changed or report.removed or self.store.get_meta(META_KEY) is None:
+            self.store.set_meta(META_KEY, encode_means(self.store.language_means()))
+        return report
 
     def _record_settings(self, enc: Encoder) -> None:
         for key in _INDEX_KEYS:

@@ -13,13 +13,17 @@ from __future__ import annotations
 
 from datetime import date
 
+import numpy as np
+
 from chaja.analysis import Analyzer, query_terms
+from chaja.language import detect_language, is_hangul_syllable
 from chaja.config import SearchConfig
 from chaja.documents import Hit
 from chaja.encoders.base import Encoder
 from chaja.search.fusion import ranks, rrf
 from chaja.search.abstain import should_abstain
 from chaja.search.gate import best_coverage, term_coverage
+from chaja.search.languages import META_KEY, decode_means, language_basis, project_out
 from chaja.search.grouping import cap_per_document, group_by_document
 from chaja.search.results import ChunkResult, SearchResult
 from chaja.search.slots import keyword_slot_count, reserve
@@ -48,17 +52,58 @@ def check_query(text: str) -> str:
 class Searcher:
     def __init__(self, store: Store, encoder: Encoder | None, cfg: SearchConfig, analyzer: Analyzer):
         self.store, self.encoder, self.cfg, self.analyzer = store, encoder, cfg, analyzer
+        self._means: dict[str, np.ndarray] | None = None
+        self._basis = np.zeros((0, 0), dtype=np.float32)
 
     # ---- candidate lists -------------------------------------------------
     def keyword_list(self, terms: list[str], n: int, field: str = "all") -> list[Hit]:
         return self.store.keyword(terms, n, title_weight=self.cfg.title_weight,
                                   heading_weight=self.cfg.heading_weight, field=field)
 
+    @property
+    def language_means(self) -> dict[str, np.ndarray]:
+        if self._means is None:
+            self._means = decode_means(self.store.get_meta(META_KEY))
+            self._basis = language_basis(self._means)
+        return self._means
+
+    def query_vector(self, text: str) -> np.ndarray:
+        q = self.encoder.encode_queries([text])[0]
+        if self.cfg.language_projection and self.language_means:
+            q = project_out(q, self._basis)
+        return q
+
     def vector_list(self, text: str, n: int) -> list[Hit]:
+        """Cosine candidates; with centring, per-language lists merged by score − q·μ_lang."""
         if self.encoder is None:
             return []
-        q = self.encoder.encode_queries([text])[0]
-        return self.store.vector(q, n)
+        q = self.query_vector(text)
+        if not (self.cfg.language_centering and self.language_means):
+            return self.store.vector(q, n)
+        merged = {h.chunk_id: h.score for h in self.store.vector(q, n)}   # languages without a mean
+        for lang, mu in self.language_means.items():
+            offset = float(q @ mu)
+            for h in self.store.vector(q, n, lang=lang):
+                merged[h.chunk_id] = h.score - offset
+        best = sorted(merged.items(), key=lambda kv: (-kv[1], kv[0]))[:n]
+        return [Hit(cid, s) for cid, s in best]
+
+    def cross_language_lists(self, text: str, terms: list[str], n: int) -> dict[str, list[Hit]]:
+        """Keyword lists over chunks of the other languages, with the query's words that can
+        match across scripts (for a Korean query: its non-Hangul words), each gated on its own terms."""
+        qlang = detect_language(text)
+        words = [t for t in terms if not is_hangul_syllable(t[0])] if qlang == "ko" else terms
+        out: dict[str, list[Hit]] = {}
+        if not words:
+            return out
+        for lang in self.language_means:
+            if lang == qlang:
+                continue
+            hits = self.store.keyword(words, n, title_weight=self.cfg.title_weight,
+                                      heading_weight=self.cfg.heading_weight, lang=lang)
+            if hits and best_coverage(words, hits, self.store.chunk_terms, self.cfg.gate_depth) >= self.cfg.gate_share:
+                out[f"keyword:{lang}"] = hits
+        return out
 
     # ---- the pipeline ----------------------------------------------------
     def search(self, text: str, top_k: int | None = None) -> SearchResult:
@@ -78,12 +123,14 @@ class Searcher:
         lists: dict[str, list[Hit]] = {"vector": vector}
         if keyword_used:
             lists["keyword"] = keyword
+        if cfg.cross_language_keyword:
+            lists.update(self.cross_language_lists(text, terms, n))
         title: list[Hit] = []
         if cfg.title_path or cfg.title_slot:
             title = self.keyword_list(terms, n, field="title")
             if cfg.title_path:
                 lists["title"] = title
-        fused = rrf(lists, k=cfg.rrf_k)
+        fused = rrf(lists, k=cfg.rrf_k, weights=cfg.list_weights or None)
         order, scores = self._weighted(fused)
 
         reserved: list[str] = []

@@ -41,6 +41,10 @@ class Store(Protocol):
         """Best ``n`` chunks by cosine similarity, best first."""
         ...
 
+    def language_means(self) -> dict[str, tuple[int, np.ndarray]]:
+        """language → (chunk count, mean chunk vector), over every stored chunk."""
+        ...
+
     def chunks(self, ids: list[str]) -> dict[str, Chunk]: ...
 
     def chunk_terms(self, ids: list[str]) -> dict[str, set[str]]:

@@ -186,9 +186,10 @@ class SqliteStore:
         top = top[np.lexsort((top, -scores[top]))]
         return [Hit(ids[i], float(scores[i])) for i in top]
 
-    def all_vectors(self) -> tuple[np.ndarray, list[str], np.ndarray]:
-        """Every chunk vector, with chunk ids and languages (for store-level statistics)."""
-        return self._vectors()
+    def language_means(self) -> dict[str, tuple[int, np.ndarray]]:
+        mat, _, langs = self._vectors()
+        return {str(lang): (int((langs == lang).sum()), mat[langs == lang].mean(axis=0))
+                for lang in np.unique(langs)}
 
     def chunks(self, ids: list[str]) -> dict[str, Chunk]:
         out: dict[str, Chunk] = {}
