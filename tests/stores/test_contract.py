@@ -275,6 +275,22 @@ def test_vector_lang_filter(store, build):
     assert store.vector(build.unit(1), 5, lang="fr") == []
 
 
+def test_language_means(store, build):
+    assert store.language_means() == {}
+    ko, rko = build.make_doc("ko", "한국어", ["하나", "둘", "셋"])
+    en, ren = build.make_doc("en", "English", ["one"], lang="en")
+    store.put_document(ko, rko)
+    store.put_document(en, ren)
+    means = store.language_means()
+    assert set(means) == {"ko", "en"}
+    count, mean = means["ko"]
+    assert count == 3
+    assert np.allclose(mean, np.mean([r.vector for r in rko], axis=0), atol=1e-6)
+    assert means["en"][0] == 1 and np.allclose(means["en"][1], ren[0].vector, atol=1e-6)
+    store.delete_document("en")
+    assert set(store.language_means()) == {"ko"}
+
+
 def test_vector_query_of_wrong_dimension_is_a_store_error(store, build):
     d, r = build.make_doc("d", "t", ["x"])
     store.put_document(d, r)

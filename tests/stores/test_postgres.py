@@ -321,3 +321,39 @@ def test_keyword_ties_follow_insertion_order(store, build):
         d, r = build.make_doc(name, "같은 제목", ["같은 본문"])
         store.put_document(d, r)
     assert [h.chunk_id for h in store.keyword(bigram_terms("같은 본문"), 5)] == ["c#0", "a#0", "b#0"]
+
+
+def test_bulk_load_defers_the_index_and_stays_exact(store, build, pg_dsn, pg_schema):
+    def has_index():
+        return bool(sql(pg_dsn, "SELECT 1 FROM pg_indexes WHERE schemaname = %s"
+                        " AND indexname = 'chunks_embedding_hnsw'", pg_schema))
+
+    rng = np.random.default_rng(5)
+    vecs = rng.standard_normal((60, build.DIM)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    with store.bulk_load():
+        for i in range(0, 60, 6):
+            d, r = build.make_doc(f"b{i}", "대량", [f"c{j}" for j in range(6)], vectors=list(vecs[i:i + 6]))
+            store.put_document(d, r)
+        assert not has_index()
+        during = [h.chunk_id for h in store.vector(vecs[13], 5)]
+    assert has_index()
+    after = [h.chunk_id for h in store.vector(vecs[13], 5)]
+    want = [f"b{i - i % 6}#{i % 6}" for i in np.argsort(-(vecs @ vecs[13]))[:5]]
+    assert during == want and after == want
+    # Writing after the bulk load maintains the rebuilt index.
+    d, r = build.make_doc("late", "늦게", ["x"], vectors=[vecs[13]])
+    store.put_document(d, r)
+    assert store.vector(vecs[13], 2)[1].chunk_id in {"late#0", "b12#1"}
+
+
+def test_bulk_load_on_a_new_store_builds_the_index_at_the_end(pg_dsn, pg_schema, build):
+    s = PostgresStore(pg_dsn, schema=pg_schema)
+    with s.bulk_load():
+        d, r = build.make_doc("d", "문서", ["내용"])
+        s.put_document(d, r)
+        assert not sql(pg_dsn, "SELECT 1 FROM pg_indexes WHERE schemaname = %s"
+                       " AND indexname = 'chunks_embedding_hnsw'", pg_schema)
+    assert sql(pg_dsn, "SELECT 1 FROM pg_indexes WHERE schemaname = %s"
+               " AND indexname = 'chunks_embedding_hnsw'", pg_schema)
+    s.close()

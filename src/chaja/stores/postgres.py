@@ -31,6 +31,7 @@ one transaction, so readers see either the old or the new version of a document.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import threading
 from typing import TYPE_CHECKING, Any
@@ -204,6 +205,7 @@ class PostgresStore:
         self._conn: psycopg.Connection | None = None
         self._dim: int | None = None
         self._iterative_scan = False
+        self._bulk = False
 
         kwargs: dict[str, Any] = {"autocommit": True, "application_name": "chaja"}
         try:
@@ -358,18 +360,58 @@ class PostgresStore:
             self._conn.execute(self._q(
                 f"ALTER TABLE {{s}}.chunks ALTER COLUMN embedding TYPE vector({int(dim)})"
             ))
-            if dim <= HNSW_MAX_DIM:
-                self._conn.execute(self._q(
-                    "CREATE INDEX IF NOT EXISTS chunks_embedding_hnsw ON {s}.chunks"
-                    " USING hnsw (embedding vector_cosine_ops)"
-                    f" WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION})"
-                ))
             stored = dim
+            self._dim = dim
+            if not self._bulk:
+                self._create_vector_index()
         if stored != dim:
             raise StoreError(
                 f"dimension mismatch: the store holds {stored}-dimensional vectors, got {dim}"
             )
         self._dim = stored
+
+    def _create_vector_index(self) -> None:
+        if self._dim is not None and self._dim <= HNSW_MAX_DIM:
+            self._conn.execute(self._q(
+                "CREATE INDEX IF NOT EXISTS chunks_embedding_hnsw ON {s}.chunks"
+                " USING hnsw (embedding vector_cosine_ops)"
+                f" WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION})"
+            ))
+
+    @contextlib.contextmanager
+    def bulk_load(self, *, maintenance_work_mem: str = "1GB"):
+        """Load many documents, then build the HNSW index once.
+
+        Each row added to an HNSW index costs a graph search and rewrites the pages
+        of its neighbours; building the index once over all rows is many times
+        faster. Inside this block the index is dropped, so vector search (for this
+        and every other connection) is an exact scan: correct, but slower. On leaving
+        the block the index is rebuilt with ``maintenance_work_mem`` (the graph
+        should fit in it: roughly rows x (4 x dim + 200) bytes).
+        """
+        def drop() -> None:
+            with self.conn.transaction():
+                self._advisory_lock()
+                self.conn.execute(self._q("DROP INDEX IF EXISTS {s}.chunks_embedding_hnsw"))
+            self._bulk = True
+
+        self._run("cannot start a bulk load", drop)
+        try:
+            yield self
+        finally:
+            self._bulk = False
+            self.build_vector_index(maintenance_work_mem=maintenance_work_mem)
+
+    def build_vector_index(self, *, maintenance_work_mem: str = "1GB") -> None:
+        """(Re)build the HNSW index if it is missing; a no-op when it exists."""
+        def build() -> None:
+            with self.conn.transaction():
+                self._advisory_lock()
+                self.conn.execute("SELECT set_config('maintenance_work_mem', %s, true)",
+                                  (maintenance_work_mem,))
+                self._create_vector_index()
+
+        self._run("cannot build the vector index", build)
 
     @property
     def conn(self) -> "psycopg.Connection":
@@ -551,6 +593,17 @@ class PostgresStore:
 
         rows = self._run("vector search failed", search)
         return [Hit(cid, float(score)) for cid, score in rows]
+
+    def language_means(self) -> dict[str, tuple[int, np.ndarray]]:
+        """language → (chunk count, mean chunk vector), computed in the database."""
+        rows = self._run("cannot compute language means", lambda: self.conn.execute(
+            self._q("SELECT lang, count(*), avg(embedding) FROM {s}.chunks GROUP BY lang ORDER BY lang")
+        ).fetchall())
+        out = {}
+        for lang, count, mean in rows:
+            arr = mean.to_numpy() if hasattr(mean, "to_numpy") else mean
+            out[lang] = (int(count), np.asarray(arr, dtype=np.float32).copy())
+        return out
 
     def chunks(self, ids: list[str]) -> dict[str, Chunk]:
         wanted = [i for i in (_clean(x) for x in ids) if i is not None]
