@@ -88,6 +88,11 @@ def test_figure(setup, capsys, monkeypatch):
     assert root.tag.endswith("svg")
     texts = " ".join(e.text or "" for e in root.iter() if e.tag.endswith("text"))
     assert "A (n=40)" in texts and "B (n=40)" in texts and "nDCG@10" in texts
+    assert "warning" not in capsys.readouterr().err
+    cli(["eval", "run", "--store", str(t / "a.json"), "--questions", str(t / "q.jsonl"), "--out", str(t / "C"),
+         "--limit", "5", "--progress", "0"])
+    assert cli(["eval", "figure", str(t / "A"), str(t / "C"), "--out", str(t / "fig2"), "--format", "svg"]) == 0
+    assert "different question sets" in capsys.readouterr().err
     pytest.importorskip("matplotlib")
     assert cli(["eval", "figure", str(t / "A"), str(t / "B"), "--out", str(t / "fig")]) == 0
     assert (t / "fig.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -206,6 +206,8 @@ def cmd_figure(args: argparse.Namespace) -> int:
         print(f"error: unknown format(s) {unknown}; use svg and/or png", file=sys.stderr)
         return 2
     series = series_from_runs(args.dirs)
+    if len({s.question_ids for s in series}) > 1:
+        print("warning: the runs scored different question sets; their bars are not paired", file=sys.stderr)
     code = 0
     if "svg" in formats:
         print(write_svg(f"{args.out}.svg", series, title=args.title))

@@ -28,6 +28,7 @@ class Series:
     lows: list[float]
     highs: list[float]
     n: int
+    question_ids: frozenset = frozenset()
 
 
 def series_from_runs(dirs: Sequence[str | Path], metrics: Sequence[str] = METRICS,
@@ -45,7 +46,7 @@ def series_from_runs(dirs: Sequence[str | Path], metrics: Sequence[str] = METRIC
             means.append(float(values.mean()))
             lows.append(lo)
             highs.append(hi)
-        out.append(Series(meta.get("name") or Path(d).name, means, lows, highs, len(per_q)))
+        out.append(Series(meta.get("name") or Path(d).name, means, lows, highs, len(per_q), frozenset(per_q)))
     return out
 
 
@@ -115,14 +116,14 @@ def write_png(path: str | Path, series: Sequence[Series], metrics: Sequence[str]
         raise ImportError("PNG figures need matplotlib, the figures extra: pip install 'chaja[figures]'") from exc
     x = np.arange(len(metrics))
     width = 0.8 / max(1, len(series))
-    fig, ax = plt.subplots(figsize=(1.6 + 1.3 * len(metrics) * max(1, len(series)) ** 0.5, 4.2))
+    fig, ax = plt.subplots(figsize=(1.6 + len(metrics) * (0.6 + 0.25 * len(series)), 4.2))
     for si, s in enumerate(series):
         means = np.array(s.means)
         err = np.vstack([means - np.array(s.lows), np.array(s.highs) - means])
         ax.bar(x + (si - (len(series) - 1) / 2) * width, means, width, yerr=err, capsize=3,
                color=PALETTE[si % len(PALETTE)], label=f"{s.name} (n={s.n})")
     ax.set_xticks(x, list(metrics))
-    ax.set_ylim(0, 1)
+    ax.set_ylim(0, 1.05)
     ax.set_ylabel("mean over questions (95% bootstrap CI)")
     ax.grid(axis="y", color="#dddddd")
     ax.set_axisbelow(True)

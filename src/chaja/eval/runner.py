@@ -4,7 +4,8 @@
 ``out_dir``:
 
 ``records.jsonl``
-    First line ``{"run": {"name", "model", "store", "config", "depth", "questions", "started", "chaja"}}``;
+    First line ``{"run": {"name", "model", "store", "config", "depth", "questions", "started", "chaja",
+    "warmup"}}``;
     then one object per question::
 
         {"id", "text", "kind", "lang", "gold" | "judgments",
@@ -112,12 +113,20 @@ class Progress:
 
 
 def evaluate(index: Any, questions: Sequence[Question], out_dir: str | Path, name: str | None = None,
-             depth: int = CHUNK_DEPTH, progress_every: int = 100, stream: TextIO | None = sys.stderr) -> dict:
-    """Search every question, write records, run and summary; return the summary."""
+             depth: int = CHUNK_DEPTH, progress_every: int = 100, stream: TextIO | None = sys.stderr,
+             warmup: bool = True) -> dict:
+    """Search every question, write records, run and summary; return the summary.
+
+    With ``warmup`` one untimed search of the first question runs first, so that
+    loading the model does not land in the first question's time.
+    """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     name = name or out.name
     meta = _index_meta(index, name, len(questions), depth)
+    meta["warmup"] = bool(warmup and questions)
+    if meta["warmup"]:
+        index.search(questions[0].text)
     rows: list[dict] = []
     run: dict[str, list[tuple[str, float]]] = {}
     progress = Progress(len(questions), progress_every, stream, name)
