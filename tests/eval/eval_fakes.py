@@ -14,7 +14,8 @@ from chaja.documents import Chunk
 from chaja.search.results import ChunkResult, DocumentResult, SearchResult
 
 
-def make_result(text: str, chunk_docs: list[str], keyword_used: bool = True, abstained: bool = False) -> SearchResult:
+def make_result(text: str, chunk_docs: list[str], keyword_used: bool = True, abstained: bool = False,
+                signals: dict | None = None) -> SearchResult:
     chunks = []
     for i, doc in enumerate(chunk_docs):
         chunk = Chunk(id=f"{doc}:{i}", doc_id=doc, ordinal=i, title=f"title of {doc}", heading_path=(), text="...")
@@ -26,11 +27,12 @@ def make_result(text: str, chunk_docs: list[str], keyword_used: bool = True, abs
             docs[c.chunk.doc_id] = DocumentResult(c.chunk.doc_id, len(docs) + 1, c.chunk.title, c.score, [])
         docs[c.chunk.doc_id].chunks.append(c)
     return SearchResult(query=text, terms=text.split(), keyword_used=keyword_used, chunks=chunks,
-                        documents=list(docs.values()), abstained=abstained)
+                        documents=list(docs.values()), abstained=abstained, signals=dict(signals or {}))
 
 
 class FakeIndex:
-    """``table``: text → {"chunks": [doc ids of ranked chunks], "keyword_used": bool, "abstained": bool}."""
+    """``table``: text → {"chunks": [doc ids of ranked chunks], "keyword_used": bool, "abstained": bool,
+    "signals": {...}}."""
 
     def __init__(self, table: dict, config: Config | None = None):
         self.table = table
@@ -46,7 +48,8 @@ class FakeIndex:
     def search(self, text: str) -> SearchResult:
         self.searched.append(text)
         row = self.table.get(text, {"chunks": []})
-        return make_result(text, row["chunks"], row.get("keyword_used", True), row.get("abstained", False))
+        return make_result(text, row["chunks"], row.get("keyword_used", True), row.get("abstained", False),
+                           row.get("signals"))
 
     def fingerprint(self) -> str:
         return "fake-store-0001"

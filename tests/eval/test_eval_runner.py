@@ -12,7 +12,8 @@ from chaja.eval.trec import read_run
 from eval_fakes import FakeIndex
 
 TABLE = {
-    "alpha": {"chunks": ["A", "B", "A", "C"]},                                   # gold A at 1
+    "alpha": {"chunks": ["A", "B", "A", "C"],                                    # gold A at 1
+              "signals": {"top_cosine": 0.8125, "keyword_coverage": 0.5}},
     "beta": {"chunks": ["A", "B", "B", "C"]},                                    # gold C at 3
     "gamma": {"chunks": list("ABCDEFGHIJ") + ["Z"], "keyword_used": False},      # Z is the 11th chunk: miss
     "delta": {"chunks": ["A", "B", "C", "D"]},                                   # golds D, B: best at 2
@@ -80,6 +81,8 @@ def test_records(run_dir):
                      "keyword_rank": None, "vector_rank": 3}
     assert recs["q4"]["gold"] == ["D", "B"] and recs["q6"]["judgments"]["C"] == ABSTAIN
     assert recs["q3"]["keyword_used"] is False and recs["q5"]["abstained"] is True
+    assert recs["q1"]["signals"] == {"top_cosine": 0.8125, "keyword_coverage": 0.5}
+    assert recs["q2"]["signals"] == {}                                  # a search that gives none
     assert all(r["ms"] >= 0 for r in recs.values())
 
 

@@ -8,6 +8,14 @@ Single gold (seed 000's sets)::
 ranked of them. ``lang`` defaults to the language detected from ``text``;
 ``kind`` defaults to ``""``.
 
+Unanswerable (no document in the store answers it; for abstention)::
+
+    {"id": "u1", "text": "Vue에서 computed 속성 정의", "kind": "unanswerable", "gold": []}
+
+An empty ``gold`` is accepted only with ``"kind": "unanswerable"``, and that kind
+only with an empty ``gold``; such a question is searched and recorded but enters
+no retrieval metric.
+
 Graded pool (seed 004's method)::
 
     {"id": "q2", "text": "...", "judgments": {"doc-a": 3, "doc-b": 0, "doc-c": "abstain"}}
@@ -31,6 +39,7 @@ from typing import Any, Iterable
 from chaja.language import detect_language
 
 ABSTAIN = "abstain"
+UNANSWERABLE = "unanswerable"   # kind of a question whose answer is not in the store (gold = [])
 MAX_GRADE = 3
 USEFUL_GRADE = 2
 _KNOWN = ("id", "text", "lang", "kind", "gold", "judgments")
@@ -49,6 +58,10 @@ class Question:
     gold: list[str] | None = None
     judgments: dict[str, int | str] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def unanswerable(self) -> bool:
+        return self.kind == UNANSWERABLE
 
     @property
     def graded(self) -> bool:
@@ -101,13 +114,18 @@ def question_from_dict(obj: Any) -> Question:
     if has_gold == has_judg:
         raise ValueError("a question needs exactly one of 'gold' (a list of document ids) "
                          "or 'judgments' (an object of document id -> grade)")
+    if obj.get("kind") == UNANSWERABLE and obj.get("gold") != []:
+        raise ValueError(f"a question of kind {UNANSWERABLE!r} needs \"gold\": [] (no document answers it)")
     gold = judgments = None
     if has_gold:
         gold = obj["gold"]
         if isinstance(gold, str):
             raise ValueError("'gold' must be a list of document ids, not a string")
-        if not isinstance(gold, list) or not gold:
-            raise ValueError("'gold' must be a non-empty list of document ids")
+        if not isinstance(gold, list):
+            raise ValueError("'gold' must be a list of document ids")
+        if not gold and obj.get("kind") != UNANSWERABLE:
+            raise ValueError(f"'gold' must be a non-empty list of document ids "
+                             f"(an empty list only with \"kind\": \"{UNANSWERABLE}\")")
         if not all(isinstance(g, str) and g for g in gold):
             raise ValueError("'gold' must hold non-empty strings")
         gold = list(dict.fromkeys(gold))

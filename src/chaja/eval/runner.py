@@ -11,11 +11,16 @@
         {"id", "text", "kind", "lang", "gold" | "judgments",
          "ranked": [doc ids of the top ten chunks, in order of first appearance],
          "documents": [{"doc_id", "title", "score", "keyword_rank", "vector_rank"}, ...],
-         "rank": gold rank or null, "keyword_used": bool, "abstained": bool, "ms": search time}
+         "rank": gold rank or null, "keyword_used": bool, "abstained": bool,
+         "signals": {"top_cosine", "keyword_coverage"}, "ms": search time}
 
     ``score`` is the fused score of the document's best chunk; ``keyword_rank``
     and ``vector_rank`` are that chunk's 1-based ranks in the keyword and vector
     lists (null = absent). A search that abstained counts as a miss.
+    ``signals`` are the search's abstention signals (empty when the search gives
+    none), so abstention thresholds can be chosen from the records alone
+    (:mod:`chaja.eval.abstention`). A question with ``"gold": []`` (kind
+    ``unanswerable``) is recorded with ``rank`` null and enters no metric.
 ``run.trec``
     The document ranking as a TREC run (query id = question id, tag = run name);
     a question whose search abstained has no lines.
@@ -151,7 +156,9 @@ def evaluate(index: Any, questions: Sequence[Question], out_dir: str | Path, nam
                 "ranked": ranked, "documents": docs,
                 "rank": None if abstained or not gold else gold_rank(ranked, gold),
                 "keyword_used": bool(getattr(result, "keyword_used", False)),
-                "abstained": abstained, "ms": round(ms, 3),
+                "abstained": abstained,
+                "signals": {k: float(v) for k, v in (getattr(result, "signals", None) or {}).items()},
+                "ms": round(ms, 3),
             })
             fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
             rows.append(_row(q, rec))
