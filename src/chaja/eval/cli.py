@@ -4,6 +4,9 @@
     chaja eval --store FILE --questions Q.jsonl --out DIR            (same as ``run``)
     chaja eval report DIR [--write]
     chaja eval compare DIR_A DIR_B [--resamples N] [--seed S]
+    chaja eval sweep --store FILE --questions Q.jsonl --out DIR [--only K1,K2] [--values K=V1,V2] [--grid]
+                     [--variant SETTING=VALUE=STORE ...] [--config F] [--set S.K=V ...]
+    chaja eval abstention DIR [--coverage C[,C...]] [--rule youden|keep] [--keep 0.95]
     chaja eval figure DIR... --out PREFIX [--format svg,png]
     chaja eval score --run RUN.trec --questions Q.jsonl              (graded or single-gold scoring of a TREC run)
     chaja eval build-canonical [--data DIR] --out Q.jsonl [--paths FILE]
@@ -64,6 +67,38 @@ def add_eval_commands(subparsers: Any, open_index: Callable[[str, Any], Any]) ->
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")
     p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("sweep", help="measure every search setting against the base, one at a time",
+                       description="One-at-a-time (or --grid) sweep of search settings; each cell is a run "
+                                   "in OUT/<setting>=<value>/ compared with OUT/base/ by the paired noise test.")
+    p.add_argument("--store", required=True, help="store file, or a postgresql:// URL")
+    p.add_argument("--questions", required=True, help="question file (JSON Lines)")
+    p.add_argument("--out", required=True, help="folder for the cells' runs, sweep.json and sweep.md")
+    p.add_argument("--config", help="TOML file: the base settings (default: the production defaults)")
+    p.add_argument("--set", action="append", metavar="SECTION.KEY=VALUE", help="change the base (repeatable)")
+    p.add_argument("--only", metavar="K1,K2", help="sweep only these settings (e.g. rrf_k,gate)")
+    p.add_argument("--values", action="append", metavar="KEY=V1,V2",
+                   help="values for a setting, replacing or adding to the default list (repeatable; "
+                        "a JSON list for objects: source_weights=[{\"news\": 1.2}])")
+    p.add_argument("--grid", action="store_true", help="every combination of the selected settings' values")
+    p.add_argument("--variant", action="append", metavar="SETTING=VALUE=STORE",
+                   help="another store built with an index-time setting, e.g. analyzer=kiwi=kiwi.chaja (repeatable)")
+    p.add_argument("--limit", type=int, metavar="N", help="only the first N questions")
+    p.add_argument("--resamples", type=int, default=10_000)
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=lambda args: cmd_sweep(args, open_index))
+
+    p = sub.add_parser("abstention", help="abstention threshold from a run's signals (unanswerable questions)",
+                       description="Replays abstain ⇔ top_cosine < τ ∧ keyword_coverage < c on a run's records; "
+                                   "prints the curve and the chosen τ, writes DIR/abstention.json and .svg.")
+    p.add_argument("dir")
+    p.add_argument("--coverage", metavar="C[,C...]",
+                   help="keyword coverage bound(s) c (default: the run's search.abstain_coverage)")
+    p.add_argument("--rule", choices=("youden", "keep"), default="youden",
+                   help="youden: max rejected + kept share − 1; keep: largest τ keeping --keep of R@10")
+    p.add_argument("--keep", type=float, default=0.95, help="share of answerable R@10 to keep (rule keep)")
+    p.add_argument("--step", type=float, default=0.01, help="τ step of the printed table")
+    p.set_defaults(func=cmd_abstention)
 
     p = sub.add_parser("figure", help="bar chart comparing runs, with 95%% bootstrap intervals")
     p.add_argument("dirs", nargs="+")
@@ -194,6 +229,57 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(format_comparison(rows, name_a, name_b))
         if only:
             print(f"({only} questions answered by only one run were left out)")
+    return 0
+
+
+def parse_variant(spec: str) -> tuple[str, str, str]:
+    """``SETTING=VALUE=STORE`` → (setting, value, store); ``NAME=STORE`` → ("store", NAME, STORE)."""
+    parts = spec.split("=")
+    if len(parts) >= 3 and all(parts[:3]):
+        return parts[0], parts[1], "=".join(parts[2:])
+    if len(parts) == 2 and all(parts):
+        return "store", parts[0], parts[1]
+    raise ValueError(f"--variant expects SETTING=VALUE=STORE (e.g. analyzer=kiwi=kiwi.chaja), got {spec!r}")
+
+
+def cmd_sweep(args: argparse.Namespace, open_index: Callable) -> int:
+    from chaja.eval.questions import read_questions
+    from chaja.eval.sweep import format_table, select_settings, sweep
+
+    questions = read_questions(args.questions)
+    if args.limit:
+        questions = questions[: args.limit]
+    only = [k for k in (args.only or "").split(",") if k.strip()] or None
+    settings = select_settings(only, args.values)
+    specs = [parse_variant(v) for v in args.variant or []]
+    cfg = _config(args)
+    with contextlib.ExitStack() as stack:
+        def opened(store: str) -> Any:
+            idx = open_index(store, cfg)
+            if hasattr(idx, "__enter__"):
+                stack.enter_context(idx)
+            return idx
+        index = opened(args.store)
+        variants = [(setting, value, opened(store)) for setting, value, store in specs]
+        result = sweep(index, questions, args.out, settings=settings, grid=args.grid, variants=variants,
+                       resamples=args.resamples, seed=args.seed)
+    print(format_table(result))
+    print(f"\nwrote {Path(args.out) / 'sweep.json'}, sweep.md and one run folder per cell", file=sys.stderr)
+    return 0
+
+
+def cmd_abstention(args: argparse.Namespace) -> int:
+    from chaja.eval.abstention import ABSTENTION_JSON, ABSTENTION_SVG, abstention_report, format_report
+
+    coverages = None
+    if args.coverage:
+        try:
+            coverages = [float(c) for c in args.coverage.split(",") if c.strip()]
+        except ValueError:
+            raise ValueError(f"--coverage expects numbers, got {args.coverage!r}") from None
+    result = abstention_report(args.dir, coverages, rule=args.rule, keep=args.keep)
+    print(format_report(result, step=args.step))
+    print(f"\nwrote {Path(args.dir) / ABSTENTION_JSON} and {ABSTENTION_SVG}", file=sys.stderr)
     return 0
 
 
