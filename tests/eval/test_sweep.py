@@ -180,3 +180,17 @@ def test_setting_labels():
     assert (s.label(True), s.label(False)) == ("on", "off")
     assert Setting("search.rrf_k", (20.0,)).label(20.0) == "20"
     assert Setting("search.heading_weight", (1.5,)).label(1.5) == "1.5"
+
+
+def test_grid_sweep_keeps_a_base_row(corpus_index, query_memo, corpus_questions, tmp_path):
+    index = Index(corpus_index.store, Config(), encoder=query_memo)
+    settings = select_settings(["rrf_k", "gate"], ["rrf_k=10,60"])     # the base k = 20 is not listed
+    result = sweep(index, corpus_questions[:6], tmp_path / "g", settings=settings, grid=True,
+                   resamples=500, stream=None)
+    assert result["mode"] == "grid"
+    assert [(r["setting"], r["value"], r["dir"]) for r in result["rows"]] == [
+        ("base", "", "base"),
+        ("rrf_k,gate", "10,on", "rrf_k=10,gate=on"), ("rrf_k,gate", "10,off", "rrf_k=10,gate=off"),
+        ("rrf_k,gate", "60,on", "rrf_k=60,gate=on"), ("rrf_k,gate", "60,off", "rrf_k=60,gate=off")]
+    meta, _ = read_records(tmp_path / "g" / "rrf_k=60,gate=off")
+    assert meta["config"]["search"]["rrf_k"] == 60.0 and meta["config"]["search"]["gate"] is False

@@ -382,7 +382,7 @@ def sweep(index: Any, questions: Sequence[Question], out_dir: str | Path, *,
     base_cfg = index.config.copy()
     has_vectors = index.store.get_meta("encoder") is not None
     memo = QueryMemo(index.encoder) if has_vectors else None
-    memos = {index.encoder_name: memo}
+    memos = {index.encoder_name if has_vectors else "": memo}
     texts = [q.text for q in questions]
     if memo is not None:
         memo.warm(texts, stream)
@@ -418,7 +418,10 @@ def sweep(index: Any, questions: Sequence[Question], out_dir: str | Path, *,
     # rows: (setting label, value label, is_base, cell or None)
     plan: list[tuple[str, str, bool, Cell | None]] = []
     if grid:
-        for cell in grid_cells(live, base_cfg):
+        cells = grid_cells(live, base_cfg)
+        if all(c.changes for c in cells):          # the base is not a combination of the listed values
+            plan.append(("base", "", True, None))
+        for cell in cells:
             plan.append((",".join(k for k, _ in cell.labels), ",".join(v for _, v in cell.labels),
                          not cell.changes, None if not cell.changes else cell))
     else:
@@ -442,7 +445,7 @@ def sweep(index: Any, questions: Sequence[Question], out_dir: str | Path, *,
             section, _, name = k.partition(".")
             setattr(getattr(cfg, section), name, copy.deepcopy(v))
         if cell.index is not None:
-            enc_name = cell.index.encoder_name
+            enc_name = cell.index.encoder_name if cell.index.store.get_meta("encoder") else ""
             if enc_name not in memos:
                 memos[enc_name] = QueryMemo(cell.index.encoder) if cell.index.store.get_meta("encoder") else None
                 if memos[enc_name] is not None:
