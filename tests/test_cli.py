@@ -78,3 +78,20 @@ def test_index_warns_when_an_expected_document_type_is_missing(store, capsys, co
     err = capsys.readouterr().err
     assert "type 'annual-report' from source 'DART'" in err
     assert "'filing'" not in err and "source 'news'" not in err
+
+
+def test_reuse_vectors_from_another_store(store, tmp_path, capsys, corpus):
+    new = tmp_path / "whitespace.chaja"
+    args = ["index", str(corpus), "--store", str(new), "--quiet", "--reuse-vectors", str(store),
+            "--set", "index.analyzer=whitespace"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    chunks = int(out.split("chunks written: ")[1].split(";")[0])
+    assert f"passage vectors reused from other stores: {chunks}" in out
+    from chaja.stores.sqlite import SqliteStore
+    with SqliteStore(store) as a, SqliteStore(new) as b:
+        va, ia, _ = a._vectors()
+        vb, ib, _ = b._vectors()
+        same = {cid: va[i] for i, cid in enumerate(ia)}
+        assert all((vb[i] == same[cid]).all() for i, cid in enumerate(ib) if cid in same)
+        assert b.get_meta("index.analyzer") == "whitespace"

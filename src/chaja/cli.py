@@ -53,6 +53,14 @@ def cmd_index(args: argparse.Namespace) -> int:
                     f"{p.chunks_done} chunks, {p.encode_rate:.1f} passages/s")
 
     with open_index(args.store, cfg) as idx:
+        if args.reuse_vectors:
+            from chaja.encoders.reuse import ReusingEncoder
+            from chaja.stores.sqlite import SqliteStore
+
+            donors = [SqliteStore(p) for p in args.reuse_vectors]
+            idx._encoder = ReusingEncoder(idx.encoder, donors)
+            for d in donors:
+                d.close()
         report = idx.add(args.paths, prune=args.prune, load_report=load_report,
                          progress=None if args.quiet else show)
         if not args.quiet:
@@ -64,6 +72,8 @@ def cmd_index(args: argparse.Namespace) -> int:
     print(f"chunks written: {report.chunks}; store now holds {stats.documents} documents, "
           f"{stats.chunks} chunks, {stats.size_bytes / 1e6:.1f} MB", file=out)
     print(f"time: {report.seconds:.1f} s", file=out)
+    if args.reuse_vectors:
+        print(f"passage vectors reused from other stores: {idx._encoder.reused}", file=out)
     for label, counts in (("language", report.by_lang), ("source", report.by_source), ("type", report.by_doc_type)):
         if len(counts) > 1 or "-" not in counts:
             print(f"by {label}: " + ", ".join(f"{k} {v}" for k, v in counts.most_common()), file=out)
@@ -182,6 +192,8 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
     p.add_argument("--prune", action="store_true", help="delete stored documents not found under PATHS")
     p.add_argument("--quiet", action="store_true", help="no progress line")
+    p.add_argument("--reuse-vectors", action="append", metavar="STORE",
+                   help="take passage vectors from another store file where the passage text is the same")
     p.set_defaults(func=cmd_index)
 
     p = sub.add_parser("search", help="search a store")

@@ -21,6 +21,7 @@ from chaja.analysis import get_analyzer
 from chaja.config import Config
 from chaja.documents import Document
 from chaja.encoders import Encoder, get_encoder
+from chaja.encoders.reuse import model_of
 from chaja.ingest import IndexReport, Progress, index_documents
 from chaja.loaders import LoadReport, load_paths
 from chaja.search.languages import META_KEY, encode_means
@@ -29,11 +30,6 @@ from chaja.search.searcher import Searcher
 from chaja.stores import Store, StoreError, open_store
 
 _INDEX_KEYS = ("analyzer", "chunk_chars")
-
-
-def model_of(encoder_name: str) -> str:
-    """The model part of an encoder name (``model@backend``): backends of one model agree."""
-    return encoder_name.split("@", 1)[0]
 
 
 class Index:
