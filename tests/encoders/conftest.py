@@ -54,3 +54,9 @@ def onnx_int8_encoder(model_cache):
     from chaja.encoders.onnx_e5 import OnnxE5Encoder
 
     return OnnxE5Encoder("int8", batch_size=8, cache_dir=model_cache)
+
+
+@pytest.fixture(scope="session")
+def onnx_vectors(onnx_encoder):
+    """The fp32 encoder's vectors for the fixed texts: (passages, queries)."""
+    return onnx_encoder.encode_passages(PASSAGES), onnx_encoder.encode_queries(QUERIES)

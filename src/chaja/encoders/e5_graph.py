@@ -12,9 +12,10 @@ the last hidden states (not yet normalised)::
         x   = LN(x + gelu(x Wi + bi) Wf + bf)               gelu(z) = z/2 (1 + erf(z/sqrt 2))
     pooled = sum_t mask_t x_t / sum_t mask_t
 
-Attention and bias+GELU use onnxruntime's fused operators (``com.microsoft``
-MultiHeadAttention, BiasGelu).  Tokens are
-kept as rows of a ``[batch * seq, hidden]`` matrix between attention blocks.
+Bias+GELU uses onnxruntime's fused ``com.microsoft`` BiasGelu; attention and
+residual+LayerNorm stay plain ONNX ops (on this CPU they run faster than onnxruntime's
+fused MultiHeadAttention and SkipLayerNormalization).  Tokens are rows of a
+``[batch * seq, hidden]`` matrix outside attention.
 
 The word table stays 4-bit inside the graph (packed nibbles plus fp16 block scales,
 unpacked after the gather).  The weight products ``x W`` are either
@@ -45,6 +46,7 @@ def build_e5_graph(weights: E5Weights, kind: str = "fp32"):
 
     d = weights.dims
     H = d.hidden
+    hd = H // d.heads
     nodes: list = []
     inits: list = []
 
@@ -87,7 +89,6 @@ def build_e5_graph(weights: E5Weights, kind: str = "fp32"):
                                      const("emb.ln.b", weights.dense("emb.ln.b"))], "emb.ln", axis=-1, epsilon=d.eps)
     x = node("Reshape", [x3, "shape.mh"], "x.0")
 
-    mask32 = node("Cast", ["attention_mask"], "mask.i32", to=TensorProto.INT32)
     if kind == "int8":
         const("q.127", f32(127.0))
         const("q.tiny", f32(1e-30))
@@ -116,17 +117,25 @@ def build_e5_graph(weights: E5Weights, kind: str = "fp32"):
                                            const(ln + ".b", weights.dense(ln + ".b"))], out, axis=-1, epsilon=d.eps)
 
     # ---- layers ----------------------------------------------------------
+    heads_shape = node("Concat", [shape_bs, const("c.heads", i64(d.heads, hd))], "shape.heads", axis=0)
+    bias = node("Mul", [node("Sub", [node("Cast", ["attention_mask"], "mask.f0", to=TensorProto.FLOAT),
+                                      const("c.1", f32(1.0))], "mask.m1"), const("c.1e4", f32(1e4))], "mask.bias")
+    bias = node("Unsqueeze", [bias, const("ax.1.2", i64(1, 2))], "mask.bias4")    # [B, 1, 1, S]: 0 or -1e4
+    scale = 1.0 / np.sqrt(hd)               # a power of two (1/8): folding it into Wq, bq is exact
     for li in range(d.layers):
         p = f"l{li}."
-        wqkv = np.concatenate([weights.dense(p + k + ".w") for k in "qkv"], axis=0).T        # [H, 3H]
-        bqkv = np.concatenate([weights.dense(p + k + ".b") for k in "qkv"])
-        qkv = linear(x, wqkv, p + "qkv")
+        wqkv = np.concatenate([weights.dense(p + "q.w") * scale, weights.dense(p + "k.w"),
+                               weights.dense(p + "v.w")], axis=0).T                          # [H, 3H]
+        bqkv = np.concatenate([weights.dense(p + "q.b") * scale, weights.dense(p + "k.b"), weights.dense(p + "v.b")])
+        qkv = node("Add", [linear(x, wqkv, p + "qkv"), const(p + "qkv.b", bqkv.astype(np.float32))], p + "qkv.out")
         split = helper.make_node("Split", [qkv, const(p + "split", i64(H, H, H))], [p + "q", p + "k", p + "v"],
                                  name=p + "split", axis=-1)
         nodes.append(split)
-        q3, k3, v3 = (node("Reshape", [p + n, shape_bsh], p + n + "3") for n in "qkv")
-        a = node("MultiHeadAttention", [q3, k3, v3, const(p + "qkv.b", bqkv), mask32], p + "attn",
-                 domain=MS, num_heads=d.heads)
+        qh, kh, vh = (node("Transpose", [node("Reshape", [p + n, heads_shape], p + n + "4")], p + n + "t", perm=perm)
+                      for n, perm in (("q", [0, 2, 1, 3]), ("k", [0, 2, 3, 1]), ("v", [0, 2, 1, 3])))
+        sc = node("Add", [node("MatMul", [qh, kh], p + "scores"), bias], p + "scores.masked")
+        a = node("MatMul", [node("Softmax", [sc], p + "probs", axis=-1), vh], p + "ctx4")
+        a = node("Transpose", [a], p + "attn", perm=[0, 2, 1, 3])
         a = linear(node("Reshape", [a, "shape.mh"], p + "attn2"), weights.dense(p + "ao.w").T, p + "ao")
         x = add_norm(x, a, p + "ao.b", p + "aln", p + "ln1")
         h = linear(x, weights.dense(p + "fi.w").T, p + "fi")

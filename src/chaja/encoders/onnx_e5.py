@@ -25,7 +25,7 @@ from chaja.encoders.e5_weights import E5Weights, load_weights
 from chaja.encoders.model_cache import cached_file
 
 #: bump when the graph or the quantisation recipe changes: cached files are rebuilt
-GRAPH_VERSION = 2
+GRAPH_VERSION = 3
 VARIANTS = ("fp32", "int8")
 _INSTALL_HINT = "the onnx encoder needs onnxruntime and onnx: pip install 'chaja[onnx]'"
 
