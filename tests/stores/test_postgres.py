@@ -58,12 +58,12 @@ def test_rank_is_positive_and_follows_frequency_and_weight(store, build):
 def test_stored_tsvector_has_positions_and_weights(store, build, pg_dsn, pg_schema):
     d, r = build.make_doc("d", "소각결정", ["자기주식 소각"], headings=[("개요",)])
     store.put_document(d, r)
-    (tsv,) = sql(pg_dsn, f'SELECT tsv::text FROM "{pg_schema}".chunks')[0]
+    (tsv,) = sql(pg_dsn, f'SELECT tsv::text FROM "{pg_schema}".chunk_fts')[0]
     # 'lexeme':positionWEIGHT, e.g. '소각':1A,6 (body positions carry no letter: D).
     assert "'소각':1A" in tsv
     assert "'개요':4B" in tsv
     assert "'자기':5" in tsv
-    (rank,) = sql(pg_dsn, f"SELECT ts_rank_cd(tsv, '소각'::tsquery) FROM \"{pg_schema}\".chunks")[0]
+    (rank,) = sql(pg_dsn, f"SELECT ts_rank_cd(tsv, '소각'::tsquery) FROM \"{pg_schema}\".chunk_fts")[0]
     assert rank > 0
 
 
@@ -265,9 +265,9 @@ def test_queries_can_use_the_indexes(store, build, pg_dsn, pg_schema):
             " ORDER BY embedding <=> (SELECT embedding FROM chunks LIMIT 1) LIMIT 5"))
         assert "chunks_embedding_hnsw" in plan
         plan = "\n".join(r[0] for r in conn.execute(
-            f"EXPLAIN SELECT c.id FROM (SELECT tsquery_or_all(phraseto_tsquery('simple', t)) AS query"
-            f" FROM unnest(ARRAY['내용']) t) q JOIN \"{pg_schema}\".chunks c ON c.tsv @@ q.query"))
-        assert "chunks_tsv" in plan
+            f"EXPLAIN SELECT c.chunk_id FROM (SELECT tsquery_or_all(phraseto_tsquery('simple', t)) AS query"
+            f" FROM unnest(ARRAY['내용']) t) q JOIN \"{pg_schema}\".chunk_fts c ON c.tsv @@ q.query"))
+        assert "chunk_fts_tsv" in plan
 
 
 def test_filtered_vector_search_returns_n_exact_results(store, build):
@@ -356,4 +356,14 @@ def test_bulk_load_on_a_new_store_builds_the_index_at_the_end(pg_dsn, pg_schema,
                        " AND indexname = 'chunks_embedding_hnsw'", pg_schema)
     assert sql(pg_dsn, "SELECT 1 FROM pg_indexes WHERE schemaname = %s"
                " AND indexname = 'chunks_embedding_hnsw'", pg_schema)
+    s.close()
+
+
+def test_ef_search_floor_is_validated_and_used(pg_dsn, pg_schema, build):
+    with pytest.raises(StoreError, match="ef_search"):
+        PostgresStore(pg_dsn, schema=pg_schema, ef_search=0)
+    s = PostgresStore(pg_dsn, schema=pg_schema, ef_search=200)
+    d, r = build.make_doc("d", "문서", ["하나", "둘"])
+    s.put_document(d, r)
+    assert [h.chunk_id for h in s.vector(r[1].vector, 1)] == ["d#1"]
     s.close()
