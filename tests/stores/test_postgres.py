@@ -22,6 +22,15 @@ def store(pg_dsn, pg_schema):
     s.close()
 
 
+@pytest.fixture
+def superuser_dsn(pg_dsn):
+    """The server's URL, for tests that create roles or databases."""
+    (is_super,) = sql(pg_dsn, "SELECT rolsuper FROM pg_roles WHERE rolname = current_user")[0]
+    if not is_super:
+        pytest.skip("needs a superuser connection (CHAJA_TEST_PG_DSN names a plain role)")
+    return pg_dsn
+
+
 def sql(dsn, query, *args):
     """Run one statement on a separate connection; rows if it returns any."""
     with psycopg.connect(dsn, autocommit=True) as conn:
@@ -212,7 +221,8 @@ def test_cannot_connect_is_a_store_error(tmp_path):
         PostgresStore(dsn)
 
 
-def test_database_without_pgvector_and_no_right_to_create_it(pg_dsn):
+def test_database_without_pgvector_and_no_right_to_create_it(superuser_dsn):
+    pg_dsn = superuser_dsn
     from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
     name = "chaja_nopriv"
@@ -243,6 +253,8 @@ def test_open_store_picks_postgres_for_a_url(pg_dsn):
     if not hasattr(stores, "open_store"):
         pytest.skip("chaja.stores.open_store is not there yet")
     assert pg_dsn.startswith(("postgresql://", "postgres://"))
+    if sql(pg_dsn, "SELECT 1 FROM pg_namespace WHERE nspname = 'chaja'"):
+        pytest.skip("this database already has a 'chaja' schema; the test would drop it")
     s = stores.open_store(pg_dsn)
     try:
         assert isinstance(s, PostgresStore)
@@ -367,3 +379,32 @@ def test_ef_search_floor_is_validated_and_used(pg_dsn, pg_schema, build):
     s.put_document(d, r)
     assert [h.chunk_id for h in s.vector(r[1].vector, 1)] == ["d#1"]
     s.close()
+
+
+def test_reader_opened_before_the_first_write_sees_it(pg_dsn, pg_schema, build):
+    reader = PostgresStore(pg_dsn, schema=pg_schema)
+    writer = PostgresStore(pg_dsn, schema=pg_schema)
+    assert reader.vector(build.unit(1), 3) == []
+    d, r = build.make_doc("d", "문서", ["내용"])
+    writer.put_document(d, r)
+    assert [h.chunk_id for h in reader.vector(r[0].vector, 3)] == ["d#0"]
+    assert [h.chunk_id for h in reader.keyword(["내용"], 3)] == ["d#0"]
+    reader.close()
+    writer.close()
+
+
+def test_a_role_without_rights_on_the_schema_gets_a_store_error(superuser_dsn):
+    pg_dsn = superuser_dsn
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+    role = "chaja_reader_only"
+    sql(pg_dsn, "CREATE EXTENSION IF NOT EXISTS vector")  # present, so the schema step is what fails
+    sql(pg_dsn, f"DROP ROLE IF EXISTS {role}")
+    sql(pg_dsn, f"CREATE ROLE {role} LOGIN")
+    try:
+        info = conninfo_to_dict(pg_dsn)
+        info.update(user=role)
+        with pytest.raises(StoreError, match="cannot set up the chaja schema"):
+            PostgresStore(make_conninfo(**info), schema="chaja_not_allowed")
+    finally:
+        sql(pg_dsn, f"DROP ROLE IF EXISTS {role}")

@@ -264,6 +264,12 @@ class PostgresStore:
                         f"dimension mismatch: the store in schema {schema!r} holds "
                         f"{self._dim}-dimensional vectors, {dim} was asked for"
                     )
+        except psycopg.Error as exc:
+            self._conn.close()
+            self._conn = None
+            raise StoreError(
+                f"cannot set up the chaja schema {schema!r} at {self._target}: {str(exc).strip()}"
+            ) from exc
         except BaseException:
             self._conn.close()
             self._conn = None
@@ -578,6 +584,8 @@ class PostgresStore:
         1000), the query is answered again by an exact scan.
         """
         q = np.asarray(query, dtype=np.float32).ravel()
+        if self._dim is None:  # another process may have written since we opened
+            self._dim = self._run("cannot read the vector dimension", self._stored_dim)
         if n <= 0 or self._dim is None:
             return []
         if q.size != self._dim:
