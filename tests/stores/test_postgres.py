@@ -408,3 +408,10 @@ def test_a_role_without_rights_on_the_schema_gets_a_store_error(superuser_dsn):
             PostgresStore(make_conninfo(**info), schema="chaja_not_allowed")
     finally:
         sql(pg_dsn, f"DROP ROLE IF EXISTS {role}")
+
+
+def test_lost_connection_is_a_store_error(store, pg_dsn):
+    (pid,) = store.conn.execute("SELECT pg_backend_pid()").fetchone()
+    sql(pg_dsn, "SELECT pg_terminate_backend(%s)", pid)
+    with pytest.raises(StoreError, match="lost the connection"):
+        store.fingerprints()

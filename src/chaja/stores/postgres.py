@@ -456,11 +456,12 @@ class PostgresStore:
                 return fn()
             except StoreError:
                 raise
-            except psycopg.OperationalError as exc:
-                raise StoreError(
-                    f"{what}: lost the connection to PostgreSQL at {self._target}: {str(exc).strip()}"
-                ) from exc
             except psycopg.Error as exc:
+                if self._conn.broken or self._conn.closed:
+                    raise StoreError(
+                        f"{what}: lost the connection to PostgreSQL at {self._target} "
+                        f"({str(exc).strip()}); open the store again"
+                    ) from exc
                 raise StoreError(f"{what}: {str(exc).strip()}") from exc
 
     # ---- writing ---------------------------------------------------------
