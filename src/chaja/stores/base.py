@@ -33,7 +33,8 @@ class Store(Protocol):
     def keyword(self, terms: list[str], n: int, *, title_weight: float = 2.0,
                 heading_weight: float = 1.5, field: str = "all",
                 lang: str | None = None) -> list[Hit]:
-        """Best ``n`` chunks by BM25 over any of ``terms`` (OR), best first.
+        """Best ``n`` chunks by the store's keyword ranking (BM25 in SQLite, ts_rank_cd in
+        PostgreSQL) over any of ``terms`` (OR), best first; only ranks are used downstream.
         ``field="title"`` searches titles alone; ``lang`` keeps chunks of one language."""
         ...
 

@@ -47,7 +47,9 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
 
 def fts_query(terms: list[str], column: str | None = None) -> str | None:
     """An FTS5 MATCH expression: OR of the terms, each a quoted literal string."""
-    quoted = ['"' + t.replace('"', '""') + '"' for t in dict.fromkeys(terms) if t.strip()]
+    # FTS5 ends a string at NUL, so NUL never reaches it
+    cleaned = (t.replace("\x00", "") for t in terms)
+    quoted = ['"' + t.replace('"', '""') + '"' for t in dict.fromkeys(cleaned) if t.strip()]
     if not quoted:
         return None
     expr = " OR ".join(quoted)
