@@ -67,7 +67,7 @@ class OnnxE5Encoder:
     """
 
     def __init__(self, variant: str = "fp32", batch_size: int = 32, threads: int = 0,
-                 cache_dir: str | Path | None = None, max_batch_tokens: int = 4096):
+                 cache_dir: str | Path | None = None, max_batch_tokens: int = 512):
         ort = _require("onnxruntime")
         weights = load_weights()
         self.model_path = ensure_model(weights, variant, cache_dir)
