@@ -32,6 +32,7 @@ class IndexConfig:
 
 @dataclass
 class SearchConfig:
+    mode: str = "hybrid"                # "hybrid" | "keyword" | "vector": which lists are searched
     top_k: int = 10                     # chunks kept after fusion
     candidates: int = 60                # candidates per retrieval path
     rrf_k: float = 20.0                 # RRF(d) = sum 1 / (rrf_k + rank)

@@ -104,3 +104,17 @@ def test_abstention_answers_nothing_when_both_signals_are_weak(corpus_index):
         cfg.abstain_below = 0.0
     assert not strong_keyword.abstained        # ... but the keyword list holds every term
     assert weak.abstained and weak.documents == [] and weak.signals["top_cosine"] < 0.99
+
+
+@pytest.mark.parametrize("mode", ["keyword", "vector"])
+def test_single_path_modes(corpus_index, mode):
+    corpus_index.config.search.mode = mode
+    try:
+        res = corpus_index.search("자기주식 소각")
+    finally:
+        corpus_index.config.search.mode = "hybrid"
+    assert res.documents[0].doc_id == "filings/share-cancellation"
+    if mode == "keyword":
+        assert all(c.vector_rank is None and c.keyword_rank is not None for c in res.chunks)
+    else:
+        assert all(c.keyword_rank is None and c.vector_rank is not None for c in res.chunks)

@@ -111,9 +111,11 @@ class Searcher:
         text = check_query(text)
         k = top_k or cfg.top_k
         n = max(cfg.candidates, k)
+        if cfg.mode not in ("hybrid", "keyword", "vector"):
+            raise ValueError(f"search.mode must be hybrid, keyword or vector, not {cfg.mode!r}")
         terms = query_terms(self.analyzer, text)
-        keyword = self.keyword_list(terms, n)
-        vector = self.vector_list(text, n)
+        keyword = self.keyword_list(terms, n) if cfg.mode != "vector" else []
+        vector = self.vector_list(text, n) if cfg.mode != "keyword" else []
         coverage = best_coverage(terms, keyword, self.store.chunk_terms, cfg.gate_depth) if keyword else 0.0
         keyword_used = bool(keyword) and (not cfg.gate or not vector or coverage >= cfg.gate_share)
         signals = {"top_cosine": vector[0].score if vector else 0.0, "keyword_coverage": coverage}
