@@ -7,14 +7,14 @@ the last hidden states (not yet normalised)::
     x   = LN(word[id] + pos[t] + type[0])                 positions t = 0 .. seq-1
     per layer:
         q, k, v = x Wq + bq, x Wk + bk, x Wv + bv          (one fused [H, 3H] product)
-        a   = softmax(q k^T / sqrt(d_head) + mask) v        per head, padding masked
+        a   = softmax(q k^T / sqrt(d_head) + mask) v        per head; mask = -1e4 on padding
         x   = LN(x + a Wo + bo)
         x   = LN(x + gelu(x Wi + bi) Wf + bf)               gelu(z) = z/2 (1 + erf(z/sqrt 2))
     pooled = sum_t mask_t x_t / sum_t mask_t
 
 Bias+GELU uses onnxruntime's fused ``com.microsoft`` BiasGelu; attention and
-residual+LayerNorm stay plain ONNX ops (on this CPU they run faster than onnxruntime's
-fused MultiHeadAttention and SkipLayerNormalization).  Tokens are rows of a
+residual+LayerNorm stay plain ONNX ops (on this CPU as fast as onnxruntime's fused
+MultiHeadAttention, and faster than its SkipLayerNormalization).  Tokens are rows of a
 ``[batch * seq, hidden]`` matrix outside attention.
 
 The word table stays 4-bit inside the graph (packed nibbles plus fp16 block scales,
@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from chaja.encoders.e5_weights import QK, E5Weights
+from chaja.encoders.e5_weights import E5Weights
 
 OPSET = 17
 MS = "com.microsoft"
