@@ -47,3 +47,10 @@ def test_bad_input_is_reported_and_loses_nothing_else(tmp_path):
 def test_forced_language(corpus):
     docs = list(load_paths([corpus / "manuals" / "bicycle.md"], language="en"))
     assert docs[0].lang == "en"
+
+
+def test_language_of_a_code_heavy_korean_page_reads_prose_only(tmp_path):
+    code = "\n".join(f"const value{i} = useState(initialValue{i});" for i in range(40))
+    page = f"---\ntitle: useState\n---\n\n`useState`는 컴포넌트에 state 변수를 추가하는 Hook입니다.\n\n```js\n{code}\n```\n"
+    (tmp_path / "p.md").write_text(page, encoding="utf-8")
+    assert next(load_paths([tmp_path / "p.md"])).lang == "ko"

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from chaja.documents import Document, Section
 from chaja.language import detect_language
-from chaja.markup import html_sections, markdown_sections, split_front_matter
+from chaja.markup import html_sections, markdown_sections, prose, split_front_matter
 
 MARKDOWN = {".md", ".mdx", ".markdown"}
 TEXT = {".txt", ".text"}
@@ -66,9 +66,10 @@ def load_markdown(path: Path, doc_id: str, report: LoadReport) -> Document:
     description = meta.get("description", "").strip()
     if description:
         sections.insert(0, Section((), description))
+    title = meta.get("title") or h1 or path.stem
     return Document(
-        id=doc_id, title=meta.get("title") or h1 or path.stem, sections=sections,
-        lang=meta.get("lang", ""), source=meta.get("source", ""),
+        id=doc_id, title=title, sections=sections,
+        lang=meta.get("lang") or detect_language(title + "\n" + prose(body)), source=meta.get("source", ""),
         doc_type=meta.get("doc_type") or meta.get("type", ""), date=_date(meta.get("date")), path=str(path),
     )
 

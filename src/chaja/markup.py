@@ -47,6 +47,15 @@ def split_front_matter(text: str) -> tuple[dict[str, str], str]:
     return {}, text
 
 
+_FENCED_BLOCK = re.compile(r"^\s*(```+|~~~+).*?^\s*\1\s*$", re.S | re.M)
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+
+
+def prose(body: str) -> str:
+    """Markdown without code (fenced blocks and inline code): what language detection reads."""
+    return _INLINE_CODE.sub(" ", _FENCED_BLOCK.sub(" ", body))
+
+
 def clean_inline(line: str) -> str:
     """Strip markup from one line of Markdown/MDX prose."""
     line = _JSX_COMMENT.sub("", line)
