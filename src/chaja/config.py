@@ -35,6 +35,7 @@ class SearchConfig:
     mode: str = "hybrid"                # "hybrid" | "keyword" | "vector": which lists are searched
     top_k: int = 10                     # chunks kept after fusion
     candidates: int = 60                # candidates per retrieval path
+    fusion: str = "rrf"                 # "rrf" | "convex" (weighted min-max normalised scores)
     rrf_k: float = 20.0                 # RRF(d) = sum 1 / (rrf_k + rank)
     gate: bool = True                   # keyword gate on/off
     gate_depth: int = 20                # keyword results the gate looks at

@@ -1,4 +1,6 @@
-"""Reciprocal Rank Fusion (Cormack, Clarke & Büttcher, SIGIR 2009).
+"""Fusion of ranked lists.
+
+Reciprocal Rank Fusion (Cormack, Clarke & Büttcher, SIGIR 2009), the default:
 
     RRF(d) = Σ_m w_m / (k + r_m(d))
 
@@ -6,6 +8,14 @@ where r_m(d) is d's 1-based rank in list m (absent lists add nothing), k = 20 in
 chaja's production setup (60 in the original paper), and w_m = 1 unless a list
 is given a weight. Only ranks are used, so scores on different scales (BM25,
 cosine) never need to be made comparable.
+
+Convex combination of min-max normalised scores (Bruch, Gai & Ingber, "An
+Analysis of Fusion Functions for Hybrid Retrieval", TOIS 2023):
+
+    CC(d) = Σ_m w_m · (s_m(d) − min_m) / (max_m − min_m)
+
+over each list's candidates (a chunk absent from list m gets 0 from it). It keeps
+how far apart the scores are, which rank fusion throws away.
 """
 from __future__ import annotations
 
@@ -37,5 +47,31 @@ def rrf(lists: Mapping[str, Sequence[Hit]], k: float = 20.0,
         w = 1.0 if weights is None else float(weights.get(name, 1.0))
         for cid, r in ranks(hits).items():
             scores[cid] = scores.get(cid, 0.0) + w / (k + r)
+            best[cid] = min(best.get(cid, r), r)
+    return sorted(scores.items(), key=lambda kv: (-kv[1], best[kv[0]], kv[0]))
+
+
+def minmax(hits: Sequence[Hit]) -> dict[str, float]:
+    """chunk id → score scaled to [0, 1] within its list (all 1.0 when the scores are equal)."""
+    if not hits:
+        return {}
+    scores = [h.score for h in hits]
+    lo, hi = min(scores), max(scores)
+    span = hi - lo
+    out: dict[str, float] = {}
+    for h in hits:
+        out.setdefault(h.chunk_id, (h.score - lo) / span if span > 0 else 1.0)
+    return out
+
+
+def convex(lists: Mapping[str, Sequence[Hit]], weights: Mapping[str, float] | None = None) -> list[tuple[str, float]]:
+    """Weighted sum of min-max normalised scores; best first, ties by best rank then id."""
+    scores: dict[str, float] = {}
+    best: dict[str, int] = {}
+    for name, hits in lists.items():
+        w = 1.0 if weights is None else float(weights.get(name, 1.0))
+        for cid, x in minmax(hits).items():
+            scores[cid] = scores.get(cid, 0.0) + w * x
+        for cid, r in ranks(hits).items():
             best[cid] = min(best.get(cid, r), r)
     return sorted(scores.items(), key=lambda kv: (-kv[1], best[kv[0]], kv[0]))

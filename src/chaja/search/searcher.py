@@ -20,7 +20,7 @@ from chaja.language import detect_language, is_hangul_syllable
 from chaja.config import SearchConfig
 from chaja.documents import Hit
 from chaja.encoders.base import Encoder
-from chaja.search.fusion import ranks, rrf
+from chaja.search.fusion import convex, ranks, rrf
 from chaja.search.abstain import should_abstain
 from chaja.search.gate import best_coverage, term_coverage
 from chaja.search.languages import META_KEY, decode_means, language_basis, project_out
@@ -132,7 +132,12 @@ class Searcher:
             title = self.keyword_list(terms, n, field="title")
             if cfg.title_path:
                 lists["title"] = title
-        fused = rrf(lists, k=cfg.rrf_k, weights=cfg.list_weights or None)
+        if cfg.fusion == "rrf":
+            fused = rrf(lists, k=cfg.rrf_k, weights=cfg.list_weights or None)
+        elif cfg.fusion == "convex":
+            fused = convex(lists, weights=cfg.list_weights or None)
+        else:
+            raise ValueError(f"search.fusion must be rrf or convex, not {cfg.fusion!r}")
         order, scores = self._weighted(fused)
 
         reserved: list[str] = []
