@@ -38,3 +38,17 @@ def test_list_weights_and_duplicates():
 def test_negative_k_rejected():
     with pytest.raises(ValueError):
         rrf({}, k=-1)
+
+
+def test_minmax_and_convex():
+    from chaja.search.fusion import convex, minmax
+    kw = [Hit("a", 10.0), Hit("b", 6.0), Hit("c", 2.0)]
+    vec = [Hit("c", 0.9), Hit("a", 0.8), Hit("d", 0.7)]
+    assert minmax(kw) == {"a": 1.0, "b": 0.5, "c": 0.0}
+    assert minmax([Hit("x", 3.0)]) == {"x": 1.0}
+    fused = dict(convex({"keyword": kw, "vector": vec}))
+    assert fused["a"] == pytest.approx(1.0 + 0.5)
+    assert fused["c"] == pytest.approx(0.0 + 1.0)
+    assert fused["d"] == pytest.approx(0.0)
+    weighted = convex({"keyword": kw, "vector": vec}, weights={"keyword": 2.0})
+    assert weighted[0] == ("a", pytest.approx(2.5))

@@ -21,12 +21,27 @@ def test_same_language_questions_find_their_document(corpus_index, query, doc):
     assert top_doc(corpus_index, query) == doc
 
 
-def test_result_explains_its_ranking(corpus_index):
-    res = corpus_index.search("자기주식 소각")
+def test_result_explains_its_ranking_rrf(corpus_index):
+    corpus_index.config.search.fusion = "rrf"
+    try:
+        res = corpus_index.search("자기주식 소각")
+    finally:
+        corpus_index.config.search.fusion = "convex"
     assert res.keyword_used
     best = res.documents[0].best
     assert best.keyword_rank is not None and best.vector_rank is not None
     assert best.score == pytest.approx(1 / (20 + best.keyword_rank) + 1 / (20 + best.vector_rank))
+
+
+def test_convex_score_is_the_sum_of_normalised_path_scores(corpus_index):
+    from chaja.search.fusion import minmax
+    q = "자기주식 소각"
+    res = corpus_index.search(q)
+    s = corpus_index.searcher()
+    kw = minmax(s.keyword_list(res.terms, 60))
+    vec = minmax(s.vector_list(q, 60))
+    for c in res.chunks:
+        assert c.score == pytest.approx(kw.get(c.chunk.id, 0.0) + vec.get(c.chunk.id, 0.0), abs=1e-6)
     assert [d.rank for d in res.documents] == list(range(1, len(res.documents) + 1))
     assert len(res.chunks) <= 10
 
@@ -35,7 +50,9 @@ def test_gate_removes_keyword_list_of_stray_matches(corpus_index):
     # only "the" (and nothing else) can match by keyword: far below half the terms
     res = corpus_index.search("the quixotic zeppelin flabbergasted")
     assert not res.keyword_used
-    assert all(c.score == pytest.approx(1 / (20 + c.vector_rank)) for c in res.chunks)
+    from chaja.search.fusion import minmax
+    vec = minmax(corpus_index.searcher().vector_list(res.query, 60))
+    assert all(c.score == pytest.approx(vec[c.chunk.id], abs=1e-6) for c in res.chunks)
 
 
 @pytest.mark.parametrize("query", ['"', "*", "-", "NEAR", "AND", "OR NOT", "(", ")", "a AND (b OR",
@@ -62,16 +79,19 @@ def test_chunk_cap_and_top_k(corpus_index):
     assert len({c.chunk.doc_id for c in res.chunks}) == len(res.chunks)
 
 
-def test_source_weight_lifts_a_source(corpus_index):
-    q = "decision announcement"
-    base = corpus_index.search(q).doc_ids()
+def test_source_weight_multiplies_fused_scores(corpus_index):
+    q = "central bank decision announcement"
+    before = corpus_index.search(q)
     corpus_index.config.search.source_weights = {"news": 3.0}
     try:
-        lifted = corpus_index.search(q).doc_ids()
+        after = corpus_index.search(q)
     finally:
         corpus_index.config.search.source_weights = {}
-    assert lifted[0].startswith("news-")
-    assert base != lifted
+    b = {c.chunk.id: c.score for c in before.chunks}
+    news = [c for c in after.chunks if c.chunk.source == "news" and c.chunk.id in b]
+    assert news and all(c.score == pytest.approx(3 * b[c.chunk.id]) for c in news)
+    first_news = lambda res: next(d.rank for d in res.documents if d.best.chunk.source == "news")
+    assert first_news(after) <= first_news(before)
 
 
 def test_freshness_scales_fused_scores_by_age(corpus_index):

@@ -88,6 +88,22 @@ class Searcher:
         best = sorted(merged.items(), key=lambda kv: (-kv[1], kv[0]))[:n]
         return [Hit(cid, s) for cid, s in best]
 
+    def cross_language_vectors(self, text: str, n: int) -> dict[str, list[Hit]]:
+        """One vector list per language other than the query's, so the best page of the
+        other language competes even when same-language pages fill the global list."""
+        qlang = detect_language(text)
+        q = self.query_vector(text)
+        own = self.store.vector(q, 1, lang=qlang)
+        own_best = own[0].score if own else float("-inf")
+        out = {}
+        for lang in self.language_means:
+            if lang == qlang:
+                continue
+            hits = self.store.vector(q, n, lang=lang)
+            if hits and hits[0].score >= own_best - self.cfg.cross_language_margin:
+                out[f"vector:{lang}"] = hits
+        return out
+
     def cross_language_lists(self, text: str, terms: list[str], n: int) -> dict[str, list[Hit]]:
         """Keyword lists over chunks of the other languages, with the query's words that can
         match across scripts (for a Korean query: its non-Hangul words), each gated on its own terms."""
@@ -127,6 +143,8 @@ class Searcher:
             lists["keyword"] = keyword
         if cfg.cross_language_keyword:
             lists.update(self.cross_language_lists(text, terms, n))
+        if cfg.cross_language_vector and self.encoder is not None and cfg.mode != "keyword":
+            lists.update(self.cross_language_vectors(text, n))
         title: list[Hit] = []
         if cfg.title_path or cfg.title_slot:
             title = self.keyword_list(terms, n, field="title")
