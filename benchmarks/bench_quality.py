@@ -1,0 +1,96 @@
+"""Retrieval quality on the public stores: keyword only, vector only and hybrid,
+with the default configuration, beside the published reference scores.
+
+    python benchmarks/bench_quality.py [--data ../shared/data] [--work runs/quality]
+                                       [--sets react,react-handwritten,korquad,scifact]
+
+Each store is built once under ``--work`` (re-runs reuse it: indexing is
+idempotent), each set is evaluated with the harness (records kept under
+``--work/<set>/<mode>/``), and the table goes to
+``benchmarks/results/quality.json`` with the machine it ran on.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import chaja
+from chaja.config import Config
+from chaja.eval.beir import load_beir
+from chaja.eval.canonical import build_canonical, react_store_paths
+from chaja.eval.questions import read_questions
+from chaja.eval.runner import evaluate
+from chaja.eval.squad import load_squad
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "benchmarks"))
+from machine import describe  # noqa: E402
+PUBLISHED = {
+    "korquad": {"BM25": 0.839, "multilingual-e5-small": 0.897},
+    "scifact": {"BM25 (BEIR paper)": 0.665, "BM25 (pyserini flat)": 0.679, "multilingual-e5-small": 0.677},
+}
+MODES = {"keyword": ["search.mode=keyword"], "vector": ["search.mode=vector"], "hybrid": []}
+
+
+def build(store: Path, docs=None, paths=None) -> None:
+    with chaja.open(store) as idx:
+        t = time.perf_counter()
+        report = idx.add(paths) if paths else idx.add_documents(docs)
+        if report.added or report.changed:
+            print(f"  indexed {store.name}: {report.chunks} chunks in {time.perf_counter() - t:.0f} s", file=sys.stderr)
+
+
+def sets(data: Path, work: Path, wanted: list[str]):
+    if {"react", "react-handwritten"} & set(wanted):
+        store = work / "react.chaja"
+        build(store, paths=react_store_paths(data))
+        if "react" in wanted:
+            yield "react", store, build_canonical(data)[0]
+        if "react-handwritten" in wanted:
+            yield "react-handwritten", store, read_questions(REPO / "benchmarks/questions/react-handwritten.jsonl")
+    if "korquad" in wanted:
+        kq = load_squad(data / "korquad-v1-dev" / "KorQuAD_v1.0_dev.json")
+        store = work / "korquad.chaja"
+        build(store, docs=kq.documents)
+        yield "korquad", store, kq.questions
+    if "scifact" in wanted:
+        sf = load_beir(data / "scifact")
+        store = work / "scifact.chaja"
+        build(store, docs=sf.documents)
+        yield "scifact", store, sf.questions
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", default=os.environ.get("CHAJA_DATA_DIR", str(REPO.parent / "shared" / "data")))
+    ap.add_argument("--work", default=str(REPO / "runs" / "quality"))
+    ap.add_argument("--sets", default="react,react-handwritten,korquad,scifact")
+    ap.add_argument("--out", default=str(REPO / "benchmarks" / "results" / "quality.json"))
+    args = ap.parse_args()
+    data, work = Path(args.data), Path(args.work)
+    if not (data / "react-docs").is_dir():
+        print(f"the public data sets are not in {data}; pass --data", file=sys.stderr)
+        return 2
+    work.mkdir(parents=True, exist_ok=True)
+    results = {"machine": {**describe(), "chaja": chaja.__version__}, "config": Config().to_dict(), "published_nDCG@10": PUBLISHED, "sets": {}}
+    for name, store, questions in sets(data, work, args.sets.split(",")):
+        row = {"questions": len(questions)}
+        for mode, overrides in MODES.items():
+            with chaja.open(store, Config().override(overrides)) as idx:
+                s = evaluate(idx, questions, work / name / mode, name=f"{name}-{mode}", stream=None)
+            row[mode] = {"metrics": s["metrics"],
+                         "by_kind": {k: v["metrics"]["nDCG@10"] for k, v in s.get("by_kind", {}).items()}}
+            print(f"{name:18s} {mode:8s} nDCG@10 {s['metrics']['nDCG@10']:.3f}  " +
+                  " ".join(f"{k} {v:.3f}" for k, v in sorted(row[mode]["by_kind"].items())), flush=True)
+        results["sets"][name] = row
+    Path(args.out).write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
