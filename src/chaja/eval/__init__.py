@@ -13,6 +13,8 @@ One idea per module:
 * :mod:`~chaja.eval.noise` — paired bootstrap CI and randomization test
 * :mod:`~chaja.eval.runner`, :mod:`~chaja.eval.report` — run a set, write and recompute summaries
 * :mod:`~chaja.eval.figures` — comparison figures (SVG built in, PNG via matplotlib)
+* :mod:`~chaja.eval.sweep` — every search setting measured against the default
+* :mod:`~chaja.eval.abstention` — the no-answer threshold from saved records
 * :mod:`~chaja.eval.cli` — ``chaja eval`` commands
 
 Public data sets are read from ``../shared/data`` (or ``$CHAJA_DATA_DIR``), never copied.
