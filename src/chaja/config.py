@@ -41,6 +41,7 @@ class SearchConfig:
     top_k: int = 10                     # chunks kept after fusion
     candidates: int = 60                # candidates per retrieval path
     fusion: str = "convex"              # "convex" (weighted min-max normalised scores) | "rrf"
+    normalization: str = "minmax"       # convex fusion: "minmax" | "zscore" (floored at 0)
     rrf_k: float = 20.0                 # RRF(d) = sum 1 / (rrf_k + rank)
     gate: bool = True                   # keyword gate on/off
     gate_depth: int = 20                # keyword results the gate looks at

@@ -64,13 +64,35 @@ def minmax(hits: Sequence[Hit]) -> dict[str, float]:
     return out
 
 
-def convex(lists: Mapping[str, Sequence[Hit]], weights: Mapping[str, float] | None = None) -> list[tuple[str, float]]:
-    """Weighted sum of min-max normalised scores; best first, ties by best rank then id."""
+def zscore(hits: Sequence[Hit]) -> dict[str, float]:
+    """chunk id → (score − mean) / std within its list, floored at 0 (absent chunks get 0):
+    a list with one clear winner gives it a high value, a flat list gives nobody much."""
+    if not hits:
+        return {}
+    scores = [h.score for h in hits]
+    mean = sum(scores) / len(scores)
+    std = (sum((x - mean) ** 2 for x in scores) / len(scores)) ** 0.5
+    out: dict[str, float] = {}
+    for h in hits:
+        out.setdefault(h.chunk_id, max(0.0, (h.score - mean) / std) if std > 0 else 0.0)
+    return out
+
+
+NORMALIZERS = {"minmax": minmax, "zscore": zscore}
+
+
+def convex(lists: Mapping[str, Sequence[Hit]], weights: Mapping[str, float] | None = None,
+           normalization: str = "minmax") -> list[tuple[str, float]]:
+    """Weighted sum of normalised scores; best first, ties by best rank then id."""
+    try:
+        norm = NORMALIZERS[normalization]
+    except KeyError:
+        raise ValueError(f"normalization must be one of {sorted(NORMALIZERS)}, not {normalization!r}") from None
     scores: dict[str, float] = {}
     best: dict[str, int] = {}
     for name, hits in lists.items():
         w = 1.0 if weights is None else float(weights.get(name, 1.0))
-        for cid, x in minmax(hits).items():
+        for cid, x in norm(hits).items():
             scores[cid] = scores.get(cid, 0.0) + w * x
         for cid, r in ranks(hits).items():
             best[cid] = min(best.get(cid, r), r)

@@ -153,7 +153,7 @@ class Searcher:
         if cfg.fusion == "rrf":
             fused = rrf(lists, k=cfg.rrf_k, weights=cfg.list_weights or None)
         elif cfg.fusion == "convex":
-            fused = convex(lists, weights=cfg.list_weights or None)
+            fused = convex(lists, weights=cfg.list_weights or None, normalization=cfg.normalization)
         else:
             raise ValueError(f"search.fusion must be rrf or convex, not {cfg.fusion!r}")
         order, scores = self._weighted(fused)
