@@ -52,3 +52,14 @@ def test_minmax_and_convex():
     assert fused["d"] == pytest.approx(0.0)
     weighted = convex({"keyword": kw, "vector": vec}, weights={"keyword": 2.0})
     assert weighted[0] == ("a", pytest.approx(2.5))
+
+
+def test_zscore_normalisation():
+    from chaja.search.fusion import convex, zscore
+    hits = [Hit("a", 4.0), Hit("b", 2.0), Hit("c", 0.0)]
+    z = zscore(hits)
+    assert z["a"] == pytest.approx(2 / (8 / 3) ** 0.5) and z["b"] == 0.0 and z["c"] == 0.0
+    assert zscore([Hit("x", 1.0), Hit("y", 1.0)]) == {"x": 0.0, "y": 0.0}
+    assert convex({"k": hits}, normalization="zscore")[0][0] == "a"
+    with pytest.raises(ValueError):
+        convex({"k": hits}, normalization="rank")
