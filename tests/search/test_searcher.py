@@ -138,3 +138,55 @@ def test_single_path_modes(corpus_index, mode):
         assert all(c.vector_rank is None and c.keyword_rank is not None for c in res.chunks)
     else:
         assert all(c.keyword_rank is None and c.vector_rank is not None for c in res.chunks)
+
+
+def _with(corpus_index, **settings):
+    cfg = corpus_index.config.search
+    old = {k: getattr(cfg, k) for k in settings}
+    for k, v in settings.items():
+        setattr(cfg, k, v)
+    return old
+
+
+def test_reserved_keyword_slots_put_the_best_keyword_hits_first(corpus_index):
+    q = "revenue growth memory chips"
+    s = corpus_index.searcher()
+    kw = s.keyword_list(corpus_index.search(q).terms, 60)
+    old = _with(corpus_index, reserved_keyword_share=0.4)
+    try:
+        res = corpus_index.search(q, top_k=5)      # round(5 × 0.4) = 2 slots
+    finally:
+        _with(corpus_index, **old)
+    assert res.keyword_used
+    assert [c.chunk.id for c in res.chunks[:2]] == [h.chunk_id for h in kw[:2]]
+    assert [c.reserved for c in res.chunks] == [True, True, False, False, False]
+
+
+def test_title_path_adds_a_title_only_list(corpus_index):
+    old = _with(corpus_index, title_path=True)
+    try:
+        res = corpus_index.search("유상증자 결정")
+    finally:
+        _with(corpus_index, **old)
+    assert any(c.title_rank == 1 and c.chunk.title == "유상증자 결정" for c in res.chunks)
+    assert all(c.title_rank is None for c in corpus_index.search("유상증자 결정").chunks)
+
+
+def test_title_slot_reserves_one_place_for_a_matching_title(corpus_index):
+    old = _with(corpus_index, title_slot=True)
+    try:
+        res = corpus_index.search("espresso machine manual")
+        weak = corpus_index.search("zeppelin espresso quixotic flabbergasted")   # title holds 1 of 4 terms
+    finally:
+        _with(corpus_index, **old)
+    assert res.chunks[0].reserved and res.chunks[0].chunk.title == "Espresso machine manual"
+    assert not any(c.reserved for c in weak.chunks)
+
+
+def test_candidates_bound_each_list(corpus_index):
+    old = _with(corpus_index, candidates=3)
+    try:
+        res = corpus_index.search("자기주식 소각 결정 공시", top_k=3)
+    finally:
+        _with(corpus_index, **old)
+    assert all((c.keyword_rank or 0) <= 3 and (c.vector_rank or 0) <= 3 for c in res.chunks)
