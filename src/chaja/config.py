@@ -7,7 +7,9 @@ that chaja's evaluation measured better beyond noise on the React docs and
 KorQuAD stores, and no worse on SciFact:
 fusion by a convex combination of min-max normalised scores instead of RRF
 (``search.fusion = "rrf"`` restores RRF with k = 20), and the language direction
-removed from query vectors (``search.language_projection``).
+removed from query vectors (``search.language_projection``); and one chunk per
+document in the top-k (``search.chunk_cap = 1``), so the top ten chunks name ten
+documents (+0.026 nDCG@10 on the React canonical set, no change on KorQuAD).
 Settings that the engineering write-up on hybrid search in PostgreSQL introduced
 (reserved keyword slots, title path and slot, source and freshness weights, a
 chunk cap) exist here too, off or neutral until measured.
@@ -54,7 +56,7 @@ class SearchConfig:
     source_weights: dict[str, float] = field(default_factory=dict)   # multiplier per source
     half_life_days: dict[str, float] = field(default_factory=dict)   # freshness half-life per doc_type
     now: str | None = None              # ISO date freshness is measured from (None = today)
-    chunk_cap: int = 0                  # max chunks per document in the fused list (0 = no cap)
+    chunk_cap: int = 1                  # max chunks per document in the fused list (0 = no cap)
     reranker: str = "none"
     language_projection: bool = True    # remove the language direction(s) from the query vector
     language_centering: bool = False    # merge per-language vector lists by score − q·μ_lang
