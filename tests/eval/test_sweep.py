@@ -91,7 +91,7 @@ def test_sweep_on_the_corpus(corpus_index, encoder, query_memo, corpus_questions
     result = sweep(index, corpus_questions, out, settings=settings, variants=[("store", "same", variant)],
                    resamples=2000, stream=err)
 
-    cells = ["rrf_k=10", "chunk_cap=1", "half_life_days=seed003", "store=same"]
+    cells = ["rrf_k=10", "chunk_cap=0", "half_life_days=seed003", "store=same"]
     for d in ["base", *cells]:
         assert (out / d / "records.jsonl").exists()
     log = err.getvalue()
@@ -100,16 +100,16 @@ def test_sweep_on_the_corpus(corpus_index, encoder, query_memo, corpus_questions
     rows = {(r["setting"], r["value"]): r for r in result["rows"]}
     assert set(rows) == {("rrf_k", "10"), ("rrf_k", "20"), ("chunk_cap", "0"), ("chunk_cap", "1"),
                          ("half_life_days", "none"), ("half_life_days", "seed003"), ("store", "same")}
-    assert rows[("rrf_k", "20")]["base"] and rows[("chunk_cap", "0")]["dir"] == "base"
+    assert rows[("rrf_k", "20")]["base"] and rows[("chunk_cap", "1")]["dir"] == "base"
 
     base_metrics = question_metrics(out / "base")
     for (setting, value), r in rows.items():
         meta, _ = read_records(out / r["dir"])
         search = meta["config"]["search"]
         if setting == "rrf_k" and value == "10":
-            assert search["rrf_k"] == 10.0 and search["chunk_cap"] == 0
-        if setting == "chunk_cap" and value == "1":
-            assert search["chunk_cap"] == 1 and search["rrf_k"] == 20.0
+            assert search["rrf_k"] == 10.0 and search["chunk_cap"] == 1
+        if setting == "chunk_cap" and value == "0":
+            assert search["chunk_cap"] == 0 and search["rrf_k"] == 20.0
         summary = report(out / r["dir"])
         assert r["metrics"] == {m: summary["metrics"][m] for m in SWEEP_METRICS}
         if not r["base"]:
@@ -126,15 +126,15 @@ def test_sweep_on_the_corpus(corpus_index, encoder, query_memo, corpus_questions
     fresh = rows[("half_life_days", "seed003")]
     assert fresh["changes"]["search.now"] == max(DATES[d] for d in seen if d in DATES)
 
-    # the cache did not change results: chunk_cap=1 run afresh with the plain encoder gives the same rankings
+    # the cache did not change results: chunk_cap=0 run afresh with the plain encoder gives the same rankings
     cfg = Config()
-    cfg.search.chunk_cap = 1
+    cfg.search.chunk_cap = 0
     plain = evaluate(Index(corpus_index.store, cfg, encoder=encoder), corpus_questions, tmp_path / "plain",
                      progress_every=0, stream=None)
-    _, cached = read_records(out / "chunk_cap=1")
+    _, cached = read_records(out / "chunk_cap=0")
     _, fresh_records = read_records(tmp_path / "plain")
     assert [r["ranked"] for r in cached] == [r["ranked"] for r in fresh_records]
-    assert plain["metrics"] == report(out / "chunk_cap=1")["metrics"]
+    assert plain["metrics"] == report(out / "chunk_cap=0")["metrics"]
 
     saved = json.loads((out / "sweep.json").read_text(encoding="utf-8"))
     assert saved["rows"] == json.loads(json.dumps(result["rows"])) and saved["skipped"] == []

@@ -101,6 +101,7 @@ def _s(key: str, *values: Any, needs: str = "", names: tuple = ()) -> Setting:
 
 
 DEFAULT_SETTINGS: tuple[Setting, ...] = (
+    _s("fusion", "convex", "rrf"),
     _s("rrf_k", 10.0, 20.0, 60.0),
     _s("candidates", 20, 60, 100),
     _s("gate", True, False),
@@ -538,7 +539,8 @@ def markdown_table(result: dict) -> str:
         "",
         f"Store `{result['store']}`, model `{result['model']}`, {result['scored']} scored questions "
         f"of {result['questions']}; {result['mode']} against the base "
-        f"(RRF k = {value_label(base['rrf_k'])}, {base['candidates']} candidates per path, "
+        f"({base.get('fusion', 'rrf')} fusion" + (f", RRF k = {value_label(base['rrf_k'])}" if base.get('fusion', 'rrf') == 'rrf' else "")
+        + f", {base['candidates']} candidates per path, "
         f"keyword gate {'on' if base['gate'] else 'off'}).",
         "",
         "| Setting | Value | nDCG@10 | Δ nDCG@10 vs base [95% CI] | " + " | ".join(SWEEP_METRICS[1:]) + " | Verdict |",
