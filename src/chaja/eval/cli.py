@@ -309,19 +309,15 @@ def cmd_figure(args: argparse.Namespace) -> int:
 def cmd_score(args: argparse.Namespace) -> int:
     from chaja.eval.questions import read_questions
     from chaja.eval.report import print_summary, question_row, summarize
+    from chaja.eval.runner import question_fields
     from chaja.eval.trec import read_run
 
     questions = read_questions(args.questions)
     run = read_run(args.run)
     rows = []
     for q in questions:
-        rec = {"id": q.id, "kind": q.kind, "lang": q.lang, "ranked": [d for d, _ in run.get(q.id, [])]}
-        if q.gold is not None:
-            rec["gold"] = q.gold
-        if q.judgments is not None:
-            rec["judgments"] = q.judgments
-        if "selected" in q.extra:
-            rec["selected"] = q.extra["selected"]
+        rec = question_fields(q)
+        rec["ranked"] = [d for d, _ in run.get(q.id, [])]
         rows.append(question_row(rec))
     summary = summarize({"name": Path(args.run).name}, rows)
     if args.json:

@@ -101,6 +101,19 @@ def _row(q: Question, rec: dict) -> dict:
     return row
 
 
+def question_fields(q: Question, with_text: bool = False) -> dict[str, Any]:
+    """What a record keeps of its question: id, (text), kind, lang and its judgments."""
+    rec: dict[str, Any] = {"id": q.id, "text": q.text} if with_text else {"id": q.id}
+    rec.update({"kind": q.kind, "lang": q.lang})
+    if q.gold is not None:
+        rec["gold"] = q.gold
+    if q.judgments is not None:
+        rec["judgments"] = q.judgments
+    if "selected" in q.extra:
+        rec["selected"] = q.extra["selected"]
+    return rec
+
+
 class Progress:
     def __init__(self, total: int, every: int, stream: TextIO | None, name: str):
         self.total, self.every, self.stream, self.name = total, every, stream, name
@@ -145,13 +158,7 @@ def evaluate(index: Any, questions: Sequence[Question], out_dir: str | Path, nam
             ranked = [d["doc_id"] for d in docs]
             abstained = bool(getattr(result, "abstained", False))
             gold = q.gold if q.gold is not None else q.useful()
-            rec: dict[str, Any] = {"id": q.id, "text": q.text, "kind": q.kind, "lang": q.lang}
-            if q.gold is not None:
-                rec["gold"] = q.gold
-            if q.judgments is not None:
-                rec["judgments"] = q.judgments
-            if "selected" in q.extra:
-                rec["selected"] = q.extra["selected"]
+            rec: dict[str, Any] = question_fields(q, with_text=True)
             rec.update({
                 "ranked": ranked, "documents": docs,
                 "rank": None if abstained or not gold else gold_rank(ranked, gold),
