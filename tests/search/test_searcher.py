@@ -190,3 +190,12 @@ def test_candidates_bound_each_list(corpus_index):
     finally:
         _with(corpus_index, **old)
     assert all((c.keyword_rank or 0) <= 3 and (c.vector_rank or 0) <= 3 for c in res.chunks)
+
+
+def test_an_unavailable_reranker_is_refused(corpus_index):
+    old = _with(corpus_index, reranker="cross-encoder")
+    try:
+        with pytest.raises(ValueError, match="reranker"):
+            corpus_index.search("소각")
+    finally:
+        _with(corpus_index, **old)

@@ -127,6 +127,8 @@ class Searcher:
         text = check_query(text)
         k = top_k or cfg.top_k
         n = max(cfg.candidates, k)
+        if cfg.reranker != "none":
+            raise ValueError(f"search.reranker {cfg.reranker!r} is not available; this version has no reranker")
         if cfg.mode not in ("hybrid", "keyword", "vector"):
             raise ValueError(f"search.mode must be hybrid, keyword or vector, not {cfg.mode!r}")
         terms = query_terms(self.analyzer, text)
