@@ -41,6 +41,7 @@ class Index:
             if value is not None:
                 self.config.set(f"index.{key}", value)
         self._encoder = encoder
+        self._searcher: Searcher | None = None
         self.analyzer = get_analyzer(self.config.index.analyzer)
 
     @classmethod
@@ -81,6 +82,7 @@ class Index:
                                  progress=progress)
         if report.added or report.changed or report.removed or self.store.get_meta(META_KEY) is None:
             self.store.set_meta(META_KEY, encode_means(self.store.language_means()))
+        self._searcher = None
         return report
 
     def _record_settings(self, enc: Encoder) -> None:
@@ -93,12 +95,17 @@ class Index:
             self.store.set_meta("encoder", enc.name)
 
     def delete(self, doc_id: str) -> bool:
+        self._searcher = None
         return self.store.delete_document(doc_id)
 
     # ---- reading ---------------------------------------------------------
     def searcher(self) -> Searcher:
-        enc = self.encoder if self.store.get_meta("encoder") else None
-        return Searcher(self.store, enc, self.config.search, self.analyzer)
+        """The searcher over this index, built once (it caches the store's language
+        statistics) and rebuilt after writes; it reads ``config.search`` live."""
+        if self._searcher is None or self._searcher.cfg is not self.config.search:
+            enc = self.encoder if self.store.get_meta("encoder") else None
+            self._searcher = Searcher(self.store, enc, self.config.search, self.analyzer)
+        return self._searcher
 
     def search(self, text: str, top_k: int | None = None) -> SearchResult:
         return self.searcher().search(text, top_k)

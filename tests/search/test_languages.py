@@ -45,15 +45,15 @@ def test_index_records_language_means(corpus_index):
 
 def test_cross_language_settings_run_end_to_end(corpus_index):
     from chaja.search.languages import META_KEY
-    cfg = corpus_index.config.search
-    searcher = corpus_index.searcher()
+    from chaja.config import SearchConfig
+    from chaja.search.searcher import Searcher
+    cfg = SearchConfig()
+    searcher = Searcher(corpus_index.store, corpus_index.encoder, cfg, corpus_index.analyzer)   # not the shared one
     searcher._means = decode_means(corpus_index.store.get_meta(META_KEY), min_chunks=1)
     searcher._basis = language_basis(searcher._means)
     cfg.language_projection = cfg.language_centering = cfg.cross_language_keyword = True
-    try:
-        res = searcher.search("espresso 머신 청소 방법")
-    finally:
-        cfg.language_projection = cfg.language_centering = cfg.cross_language_keyword = False
+    cfg.cross_language_vector = True
+    res = searcher.search("espresso 머신 청소 방법")
     assert res.documents[0].doc_id == "manuals/espresso-machine"
     plain = corpus_index.search("espresso 머신 청소 방법")
     assert plain.documents  # the plain pipeline still answers
