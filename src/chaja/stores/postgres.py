@@ -8,8 +8,9 @@ chunk's term strings go through ``to_tsvector('simple', ...)`` into a stored
 index. The tsvectors live in a narrow companion table, ``chunk_fts``, one row per
 chunk, so that ranking reads them inline instead of out of line from TOAST. ``to_tsvector`` keeps word positions; ``ts_rank_cd`` (cover density)
 needs them, and a string cast straight to ``tsvector`` has none, which ranks every
-document 0. Scores are ``ts_rank_cd`` with the caller's title and heading weights
-(body = 1), not BM25, so they are on a different scale from the SQLite store's.
+document 0. Scores sum, per query term, BM25's idf times the term's saturated
+``ts_rank_cd`` with the caller's title and heading weights (body = 1): close to,
+but not on the same scale as, the SQLite store's BM25.
 
 A query term never becomes tsquery syntax: the terms travel as one ``text[]``
 parameter and each one goes through ``phraseto_tsquery('simple', term)``, which
