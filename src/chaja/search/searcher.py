@@ -56,9 +56,9 @@ class Searcher:
         self._basis = np.zeros((0, 0), dtype=np.float32)
 
     # ---- candidate lists -------------------------------------------------
-    def keyword_list(self, terms: list[str], n: int, field: str = "all") -> list[Hit]:
+    def keyword_list(self, terms: list[str], n: int, field: str = "all", lang: str | None = None) -> list[Hit]:
         return self.store.keyword(terms, n, title_weight=self.cfg.title_weight,
-                                  heading_weight=self.cfg.heading_weight, field=field)
+                                  heading_weight=self.cfg.heading_weight, field=field, lang=lang)
 
     @property
     def language_means(self) -> dict[str, np.ndarray]:
@@ -73,11 +73,13 @@ class Searcher:
             q = project_out(q, self._basis)
         return q
 
-    def vector_list(self, text: str, n: int) -> list[Hit]:
-        """Cosine candidates; with centring, per-language lists merged by score − q·μ_lang."""
+    def vector_list(self, text: str, n: int, q: np.ndarray | None = None) -> list[Hit]:
+        """Cosine candidates; with centring, per-language lists merged by score − q·μ_lang.
+        ``q`` is the query vector when the caller has it already."""
         if self.encoder is None:
             return []
-        q = self.query_vector(text)
+        if q is None:
+            q = self.query_vector(text)
         if not (self.cfg.language_centering and self.language_means):
             return self.store.vector(q, n)
         merged = {h.chunk_id: h.score for h in self.store.vector(q, n)}   # languages without a mean
@@ -88,11 +90,9 @@ class Searcher:
         best = sorted(merged.items(), key=lambda kv: (-kv[1], kv[0]))[:n]
         return [Hit(cid, s) for cid, s in best]
 
-    def cross_language_vectors(self, text: str, n: int) -> dict[str, list[Hit]]:
-        """One vector list per language other than the query's, so the best page of the
-        other language competes even when same-language pages fill the global list."""
-        qlang = detect_language(text)
-        q = self.query_vector(text)
+    def cross_language_vectors(self, q: np.ndarray, qlang: str, n: int) -> dict[str, list[Hit]]:
+        """One vector list per language other than the query's (``qlang``), so the best page
+        of the other language competes even when same-language pages fill the global list."""
         own = self.store.vector(q, 1, lang=qlang)
         own_best = own[0].score if own else float("-inf")
         out = {}
@@ -104,10 +104,9 @@ class Searcher:
                 out[f"vector:{lang}"] = hits
         return out
 
-    def cross_language_lists(self, text: str, terms: list[str], n: int) -> dict[str, list[Hit]]:
+    def cross_language_lists(self, qlang: str, terms: list[str], n: int) -> dict[str, list[Hit]]:
         """Keyword lists over chunks of the other languages, with the query's words that can
         match across scripts (for a Korean query: its non-Hangul words), each gated on its own terms."""
-        qlang = detect_language(text)
         words = [t for t in terms if not is_hangul_syllable(t[0])] if qlang == "ko" else terms
         out: dict[str, list[Hit]] = {}
         if not words:
@@ -115,8 +114,7 @@ class Searcher:
         for lang in self.language_means:
             if lang == qlang:
                 continue
-            hits = self.store.keyword(words, n, title_weight=self.cfg.title_weight,
-                                      heading_weight=self.cfg.heading_weight, lang=lang)
+            hits = self.keyword_list(words, n, lang=lang)
             if hits and best_coverage(words, hits, self.store.chunk_terms, self.cfg.gate_depth) >= self.cfg.gate_share:
                 out[f"keyword:{lang}"] = hits
         return out
@@ -133,7 +131,9 @@ class Searcher:
             raise ValueError(f"search.mode must be hybrid, keyword or vector, not {cfg.mode!r}")
         terms = query_terms(self.analyzer, text)
         keyword = self.keyword_list(terms, n) if cfg.mode != "vector" else []
-        vector = self.vector_list(text, n) if cfg.mode != "keyword" else []
+        use_vectors = cfg.mode != "keyword" and self.encoder is not None
+        qv = self.query_vector(text) if use_vectors else None   # encoded once per search
+        vector = self.vector_list(text, n, qv) if use_vectors else []
         coverage = best_coverage(terms, keyword, self.store.chunk_terms, cfg.gate_depth) if keyword else 0.0
         keyword_used = bool(keyword) and (not cfg.gate or not vector or coverage >= cfg.gate_share)
         signals = {"top_cosine": vector[0].score if vector else 0.0, "keyword_coverage": coverage}
@@ -143,10 +143,11 @@ class Searcher:
         lists: dict[str, list[Hit]] = {"vector": vector}
         if keyword_used:
             lists["keyword"] = keyword
+        qlang = detect_language(text) if cfg.cross_language_keyword or cfg.cross_language_vector else ""
         if cfg.cross_language_keyword:
-            lists.update(self.cross_language_lists(text, terms, n))
-        if cfg.cross_language_vector and self.encoder is not None and cfg.mode != "keyword":
-            lists.update(self.cross_language_vectors(text, n))
+            lists.update(self.cross_language_lists(qlang, terms, n))
+        if cfg.cross_language_vector and qv is not None:
+            lists.update(self.cross_language_vectors(qv, qlang, n))
         title: list[Hit] = []
         if cfg.title_path or cfg.title_slot:
             title = self.keyword_list(terms, n, field="title")
@@ -158,7 +159,7 @@ class Searcher:
             fused = convex(lists, weights=cfg.list_weights or None, normalization=cfg.normalization)
         else:
             raise ValueError(f"search.fusion must be rrf or convex, not {cfg.fusion!r}")
-        order, scores = self._weighted(fused)
+        order, scores, fetched = self._weighted(fused)
 
         reserved: list[str] = []
         if cfg.title_slot and title:
@@ -168,7 +169,9 @@ class Searcher:
         if cfg.reserved_keyword_share > 0 and keyword_used:
             reserved += [h.chunk_id for h in keyword[: keyword_slot_count(k, cfg.reserved_keyword_share)]]
 
-        chunks = self.store.chunks(list(dict.fromkeys(order[: 4 * k + len(reserved)] + reserved)))
+        wanted = list(dict.fromkeys(order[: 4 * k + len(reserved)] + reserved))
+        chunks = {cid: fetched[cid] for cid in wanted if cid in fetched}
+        chunks.update(self.store.chunks([cid for cid in wanted if cid not in fetched]))
         doc_of = {cid: c.doc_id for cid, c in chunks.items()}
         order = [c for c in order if c in chunks]
         capped = cap_per_document(order, doc_of, cfg.chunk_cap)
@@ -186,17 +189,18 @@ class Searcher:
         return SearchResult(query=text, terms=terms, keyword_used=keyword_used,
                             chunks=results, documents=group_by_document(results), signals=signals)
 
-    def _weighted(self, fused: list[tuple[str, float]]) -> tuple[list[str], dict[str, float]]:
-        """Apply source and freshness multipliers and re-sort (stable)."""
+    def _weighted(self, fused: list[tuple[str, float]]) -> tuple[list[str], dict[str, float], dict]:
+        """Apply source and freshness multipliers and re-sort (stable); also returns the
+        chunks it had to read, so the caller does not read them again."""
         cfg = self.cfg
         scores = dict(fused)
         if not (cfg.source_weights or cfg.half_life_days):
-            return [cid for cid, _ in fused], scores
+            return [cid for cid, _ in fused], scores, {}
         now = date.fromisoformat(cfg.now) if cfg.now else date.today()
         chunks = self.store.chunks([cid for cid, _ in fused])
         for cid in scores:
             if cid in chunks:
                 scores[cid] *= chunk_multiplier(chunks[cid], cfg.source_weights, cfg.half_life_days, now)
         order = sorted((cid for cid, _ in fused), key=lambda c: -scores[c])
-        return order, scores
+        return order, scores, chunks
 
