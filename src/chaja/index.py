@@ -21,7 +21,7 @@ from chaja.analysis import get_analyzer
 from chaja.config import Config
 from chaja.documents import Document
 from chaja.encoders import Encoder, get_encoder
-from chaja.encoders.reuse import model_of
+from chaja.encoders.base import model_of
 from chaja.ingest import IndexReport, Progress, index_documents
 from chaja.loaders import LoadReport, load_paths
 from chaja.search.languages import META_KEY, encode_means

@@ -52,7 +52,8 @@ def _date(value: str | None) -> str | None:
     return f"{m.group(1)}-{int(m.group(2)):02d}-{int(m.group(3)):02d}" if m else None
 
 
-def _finish(doc: Document, language: str) -> Document:
+def assign_language(doc: Document, language: str = "auto") -> Document:
+    """Force ``language``, or with ``"auto"`` detect it when the document does not say."""
     if language != "auto":
         doc.lang = language
     elif not doc.lang:
@@ -156,7 +157,7 @@ def load_paths(paths: list[str | os.PathLike], report: LoadReport | None = None,
             try:
                 if suffix in JSONL:
                     for doc in load_jsonl(path, doc_id, report):
-                        yield _finish(doc, language)
+                        yield assign_language(doc, language)
                     continue
                 if suffix in MARKDOWN:
                     doc = load_markdown(path, doc_id, report)
@@ -170,4 +171,4 @@ def load_paths(paths: list[str | os.PathLike], report: LoadReport | None = None,
             except OSError as exc:
                 report.problems.append(f"{path}: cannot read ({exc.strerror or exc})")
                 continue
-            yield _finish(doc, language)
+            yield assign_language(doc, language)

@@ -13,7 +13,7 @@ from html.parser import HTMLParser
 
 from chaja.documents import Section
 
-_FENCE = re.compile(r"^\s*(```+|~~~+)")
+FENCE = re.compile(r"^\s*(```+|~~~+)")   # a code fence opening or closing
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _JSX_COMMENT = re.compile(r"\{/\*.*?\*/\}", re.S)
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
@@ -85,7 +85,7 @@ def markdown_sections(body: str) -> tuple[str | None, list[Section]]:
         buf.clear()
 
     for raw in body.split("\n"):
-        m = _FENCE.match(raw)
+        m = FENCE.match(raw)
         if fence is not None:
             if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
                 fence = None

@@ -21,7 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import unquote
 
 from chaja.index import Index
-from chaja.loaders import document_from_record
+from chaja.loaders import assign_language, document_from_record
 from chaja.search.searcher import QueryError
 
 MAX_BODY = 32 * 1024 * 1024
@@ -100,9 +100,8 @@ def make_handler(index: Index, lock: threading.Lock, quiet: bool = False):
                         docs.append(document_from_record(rec, f"doc-{i}"))
                     except ValueError as exc:
                         raise HubError(400, f"documents[{i}]: {exc}") from None
-                from chaja.language import detect_language
                 for d in docs:
-                    d.lang = d.lang or detect_language(d.title + "\n" + d.text)
+                    assign_language(d, index.config.index.language)
                 r = index.add_documents(docs, prune=bool(body.get("prune")))
                 return 200, {"added": r.added, "changed": r.changed, "unchanged": r.unchanged,
                              "removed": r.removed, "chunks": r.chunks}

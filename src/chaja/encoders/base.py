@@ -31,3 +31,8 @@ def l2_normalize(x: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(x, axis=-1, keepdims=True)
     norms[norms == 0] = 1.0
     return x / norms
+
+
+def model_of(encoder_name: str) -> str:
+    """The model part of an encoder name (``model@backend``): backends of one model agree."""
+    return encoder_name.split("@", 1)[0]

@@ -10,12 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from chaja.encoders.base import Encoder
-
-
-def model_of(encoder_name: str) -> str:
-    """The model part of an encoder name (``model@backend``): backends of one model agree."""
-    return encoder_name.split("@", 1)[0]
+from chaja.encoders.base import Encoder, model_of
 
 
 class ReusingEncoder:

@@ -13,7 +13,8 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+from chaja.markup import FENCE, split_front_matter
+
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$")
 _ANCHOR = re.compile(r"\s*\{/\*(.*?)\*/\}\s*$")
 _CODE = re.compile(r"(`+)(.+?)\1")
@@ -52,19 +53,11 @@ def heading_key(plain: str) -> str:
     return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", plain).casefold()).strip()
 
 
-def _strip_front_matter(lines: list[str]) -> list[str]:
-    if lines and lines[0].strip() == "---":
-        for end in range(1, len(lines)):
-            if lines[end].strip() in ("---", "..."):
-                return lines[end + 1:]
-    return lines
-
-
 def markdown_headings(text: str) -> list[Heading]:
     headings: list[Heading] = []
     fence: str | None = None
-    for line in _strip_front_matter(text.split("\n")):
-        m = _FENCE.match(line)
+    for line in split_front_matter(text)[1].split("\n"):
+        m = FENCE.match(line)
         if m:
             marker = m.group(1)
             if fence is None:
