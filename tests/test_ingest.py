@@ -41,7 +41,7 @@ def test_reindex_is_idempotent_and_replaces_changed(tmp_path, encoder, corpus):
         (docs / "manuals" / "notes.txt").unlink()
         third = idx.add([docs], prune=True)
         assert (third.changed, third.unchanged, third.removed) == (1, 7, 1)
-        assert enc.passages == n + 1
+        assert enc.passages == n + 2  # the changed document's one chunk, and its heading
         assert "manuals/notes" not in idx.store.fingerprints()
         assert idx.search("브레이크 패드").documents[0].doc_id == "manuals/bicycle"
         assert not any(c.chunk.text.startswith("체인") for c in idx.search("체인 청소").chunks)

@@ -73,7 +73,8 @@ def cmd_index(args: argparse.Namespace) -> int:
           f"{stats.chunks} chunks, {stats.size_bytes / 1e6:.1f} MB", file=out)
     print(f"time: {report.seconds:.1f} s", file=out)
     if args.reuse_vectors:
-        print(f"passage vectors reused from other stores: {idx._encoder.reused}", file=out)
+        print(f"vectors reused from other stores: {idx._encoder.reused}; newly encoded: {idx._encoder.encoded}",
+              file=out)
     for label, counts in (("language", report.by_lang), ("source", report.by_source), ("type", report.by_doc_type)):
         if len(counts) > 1 or "-" not in counts:
             print(f"by {label}: " + ", ".join(f"{k} {v}" for k, v in counts.most_common()), file=out)
@@ -104,6 +105,7 @@ def result_json(res: SearchResult, top_k: int) -> dict:
                 "snippet": snippet(d.best.chunk.text, res.terms),
                 "keyword_rank": d.best.keyword_rank, "vector_rank": d.best.vector_rank,
                 "keyword_score": d.best.keyword_score, "vector_score": d.best.vector_score,
+                "heading_rank": d.best.heading_rank, "heading_score": d.best.heading_score,
                 "lang": d.best.chunk.lang, "source": d.best.chunk.source,
                 "doc_type": d.best.chunk.doc_type, "date": d.best.chunk.date,
                 "chunks": len(d.chunks),
@@ -137,6 +139,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         print(f"    {snippet(b.chunk.text, res.terms)}")
         print(f"    why: keyword #{_fmt_rank(b.keyword_rank)}, vector #{_fmt_rank(b.vector_rank)}"
               + (f" (cos {b.vector_score:.3f})" if b.vector_score is not None else "")
+              + (f", heading #{b.heading_rank}" if b.heading_rank is not None else "")
               + f", fused {b.score:.4f}" + (", reserved slot" if b.reserved else "")
               + (f", {len(d.chunks)} chunks" if len(d.chunks) > 1 else ""))
     return 0

@@ -34,6 +34,7 @@ class IndexConfig:
     chunk_chars: int = 1200             # upper bound on a chunk's body length
     chunk_min_chars: int = 200          # short sections merge with the next one under the same parent
     language: str = "auto"              # "auto" = Hangul share per document, else forced
+    heading_vectors: bool = True        # also encode each chunk's own heading (for search.heading_list)
     expect_doc_types: dict[str, list[str]] = field(default_factory=dict)  # source → doc types it must yield
 
 
@@ -63,7 +64,8 @@ class SearchConfig:
     cross_language_keyword: bool = False  # extra keyword list: the query's words over other-language chunks
     cross_language_vector: bool = False # extra vector list per other language (the query's language left out)
     cross_language_margin: float = 1.0  # ... kept when its best cosine ≥ the query language's best − margin
-    list_weights: dict[str, float] = field(default_factory=dict)  # RRF weight per list name (default 1)
+    heading_list: bool = True           # extra vector list over heading vectors (when the store has them)
+    list_weights: dict[str, float] = field(default_factory=dict)  # fusion weight per list name (default 1)
     abstain_below: float = 0.0          # answer "nothing relevant" when the best cosine is below this ...
     abstain_coverage: float = 1.0       # ... and no keyword result holds this share of the query terms
 

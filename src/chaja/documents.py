@@ -80,16 +80,23 @@ class Chunk:
         head = " > ".join(p for p in (self.title, *self.heading_path) if p)
         return f"{head}\n{self.text}" if head else self.text
 
+    def heading_passage(self) -> str | None:
+        """What the heading vector encodes: the chunk's own (deepest) heading; None
+        for a chunk before the first heading, which gets no heading vector."""
+        return self.heading_path[-1] if self.heading_path and self.heading_path[-1].strip() else None
+
 
 @dataclass
 class ChunkRecord:
-    """A chunk ready to store: its analysed terms per field and its vector."""
+    """A chunk ready to store: its analysed terms per field, its vector and, when
+    it has a heading and the index keeps heading vectors, its heading's vector."""
 
     chunk: Chunk
     title_terms: list[str]
     heading_terms: list[str]
     body_terms: list[str]
     vector: "np.ndarray"
+    heading_vector: "np.ndarray | None" = None
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from chaja.search.results import SearchResult
 from chaja.search.searcher import Searcher
 from chaja.stores import Store, StoreError, open_store
 
-_INDEX_KEYS = ("analyzer", "chunk_chars")
+_INDEX_KEYS = ("analyzer", "chunk_chars", "heading_vectors")
 
 
 class Index:
@@ -79,7 +79,7 @@ class Index:
         self._record_settings(enc)
         report = index_documents(self.store, enc, docs, self.analyzer, max_chars=self.config.index.chunk_chars,
                                  batch_chunks=max(self.config.encoder.batch_size, 1) * 4, prune=prune,
-                                 progress=progress)
+                                 heading_vectors=self.config.index.heading_vectors, progress=progress)
         if report.added or report.changed or report.removed or self.store.get_meta(META_KEY) is None:
             self.store.set_meta(META_KEY, encode_means(self.store.language_means()))
         self._searcher = None
@@ -116,7 +116,9 @@ class Index:
         for doc_id, fp in sorted(self.store.fingerprints().items()):
             h.update(f"{doc_id}\x00{fp}\x00".encode())
         for key in ("encoder", *(f"index.{k}" for k in _INDEX_KEYS)):
-            h.update(f"{key}={self.store.get_meta(key)}\x00".encode())
+            value = self.store.get_meta(key)
+            if value is not None:   # settings a store predates leave its fingerprint alone
+                h.update(f"{key}={value}\x00".encode())
         return h.hexdigest()[:16]
 
     def close(self) -> None:

@@ -6,6 +6,11 @@ stored documents that the given paths no longer hold. Passages of several
 documents are encoded together in batches, then each document is written in its
 own transaction, so a crash loses at most the batch in flight and never leaves a
 half-written document.
+
+With ``heading_vectors`` each chunk that has a heading also gets the vector of
+that heading alone (its deepest heading, encoded as a passage; identical
+headings in a batch are encoded once), for the heading list of
+:mod:`chaja.search.searcher`.
 """
 from __future__ import annotations
 
@@ -68,6 +73,7 @@ def records_for(doc: Document, analyzer: Analyzer, max_chars: int) -> tuple[list
 
 def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], analyzer: Analyzer,
                     *, max_chars: int = 1200, batch_chunks: int = 64, prune: bool = False,
+                    heading_vectors: bool = False,
                     progress: Callable[[Progress], None] | None = None) -> IndexReport:
     start = time.perf_counter()
     report = IndexReport()
@@ -97,11 +103,13 @@ def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], an
             return
         t0 = time.perf_counter()
         vectors = encoder.encode_passages(passages)
+        headings = heading_vectors_of([c for _, parts in pending for c, *_ in parts]) if heading_vectors else {}
         state.encode_seconds += time.perf_counter() - t0
         state.passages_encoded += len(passages)
         at = 0
         for doc, parts in pending:
-            records = [ChunkRecord(c, tt, ht, bt, vectors[at + i]) for i, (c, tt, ht, bt) in enumerate(parts)]
+            records = [ChunkRecord(c, tt, ht, bt, vectors[at + i], headings.get(c.heading_passage()))
+                       for i, (c, tt, ht, bt) in enumerate(parts)]
             at += len(parts)
             store.put_document(doc, records)
             if doc.id in stored:
@@ -115,6 +123,10 @@ def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], an
         passages.clear()
         if progress:
             progress(state)
+
+    def heading_vectors_of(chunks: list) -> dict:
+        texts = sorted({h for c in chunks if (h := c.heading_passage())})
+        return dict(zip(texts, encoder.encode_passages(texts))) if texts else {}
 
     for doc in todo:
         parts, texts = records_for(doc, analyzer, max_chars)

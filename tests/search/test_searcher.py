@@ -30,7 +30,8 @@ def test_result_explains_its_ranking_rrf(corpus_index):
     assert res.keyword_used
     best = res.documents[0].best
     assert best.keyword_rank is not None and best.vector_rank is not None
-    assert best.score == pytest.approx(1 / (20 + best.keyword_rank) + 1 / (20 + best.vector_rank))
+    heading = 1 / (20 + best.heading_rank) if best.heading_rank is not None else 0.0
+    assert best.score == pytest.approx(1 / (20 + best.keyword_rank) + 1 / (20 + best.vector_rank) + heading)
 
 
 def test_convex_score_is_the_sum_of_normalised_path_scores(corpus_index):
@@ -40,8 +41,11 @@ def test_convex_score_is_the_sum_of_normalised_path_scores(corpus_index):
     s = corpus_index.searcher()
     kw = minmax(s.keyword_list(res.terms, 60))
     vec = minmax(s.vector_list(q, 60))
+    head = minmax(s.store.vector(s.query_vector(q), 60, field="heading"))
+    assert head, "the fixture corpus has headings, so the heading list takes part"
     for c in res.chunks:
-        assert c.score == pytest.approx(kw.get(c.chunk.id, 0.0) + vec.get(c.chunk.id, 0.0), abs=1e-6)
+        parts = kw.get(c.chunk.id, 0.0) + vec.get(c.chunk.id, 0.0) + head.get(c.chunk.id, 0.0)
+        assert c.score == pytest.approx(parts, abs=1e-6)
     assert [d.rank for d in res.documents] == list(range(1, len(res.documents) + 1))
     assert len(res.chunks) <= 10
 
@@ -51,8 +55,11 @@ def test_gate_removes_keyword_list_of_stray_matches(corpus_index):
     res = corpus_index.search("the quixotic zeppelin flabbergasted")
     assert not res.keyword_used
     from chaja.search.fusion import minmax
-    vec = minmax(corpus_index.searcher().vector_list(res.query, 60))
-    assert all(c.score == pytest.approx(vec[c.chunk.id], abs=1e-6) for c in res.chunks)
+    s = corpus_index.searcher()
+    vec = minmax(s.vector_list(res.query, 60))
+    head = minmax(s.store.vector(s.query_vector(res.query), 60, field="heading"))
+    assert all(c.score == pytest.approx(vec.get(c.chunk.id, 0.0) + head.get(c.chunk.id, 0.0), abs=1e-6)
+               for c in res.chunks)
 
 
 @pytest.mark.parametrize("query", ['"', "*", "-", "NEAR", "AND", "OR NOT", "(", ")", "a AND (b OR",
@@ -199,3 +206,36 @@ def test_an_unavailable_reranker_is_refused(corpus_index):
             corpus_index.search("소각")
     finally:
         _with(corpus_index, **old)
+
+
+@pytest.mark.parametrize("query, chunk", [("how to clean the chain", "manuals/bicycle#0"),
+                                          ("tire pressure", "manuals/bicycle#1")])
+def test_heading_list_finds_a_korean_section_from_an_english_question(corpus_index, query, chunk):
+    s = corpus_index.searcher()
+    assert s.store.vector(s.query_vector(query), 3, field="heading")[0].chunk_id == chunk
+    res = corpus_index.search(query)
+    assert res.documents[0].doc_id == "manuals/bicycle"
+    assert res.documents[0].best.heading_rank == 1
+
+
+def test_heading_list_can_be_turned_off(corpus_index):
+    corpus_index.config.search.heading_list = False
+    try:
+        res = corpus_index.search("how to clean the chain")
+    finally:
+        corpus_index.config.search.heading_list = True
+    assert all(c.heading_rank is None for c in res.chunks)
+
+
+def test_index_without_heading_vectors_has_no_heading_list(tmp_path, encoder, corpus):
+    import chaja
+    from chaja.config import Config
+
+    cfg = Config().override(["index.heading_vectors=false"])
+    with chaja.open(tmp_path / "s.chaja", cfg, encoder=encoder) as idx:
+        idx.add([corpus])
+        assert idx.store.vector(encoder.encode_queries(["tire pressure"])[0], 5, field="heading") == []
+        assert all(c.heading_rank is None for c in idx.search("tire pressure").chunks)
+    # the setting is the store's: reopening with the default config keeps it off
+    with chaja.open(tmp_path / "s.chaja", encoder=encoder) as idx:
+        assert idx.config.index.heading_vectors is False

@@ -275,6 +275,39 @@ def test_vector_lang_filter(store, build):
     assert store.vector(build.unit(1), 5, lang="fr") == []
 
 
+def test_heading_vectors_are_their_own_field(store, build):
+    d, r = build.make_doc("h", "문서", ["머리말 앞", "본문 하나", "본문 둘"], headings=[(), ("설치",), ("설치", "요구 사항")])
+    r[1].heading_vector, r[2].heading_vector = build.unit(5), build.unit(6)
+    store.put_document(d, r)
+    # only chunks with a heading vector take part, ranked by it (not by the chunk vector)
+    assert ids(store.vector(build.unit(6), 10, field="heading")) == ["h#2", "h#1"]
+    assert ids(store.vector(build.unit(5), 1, field="heading")) == ["h#1"]
+    assert store.vector(build.unit(5), 1, field="heading")[0].score == pytest.approx(1.0, abs=1e-5)
+    assert ids(store.vector(build.unit(5), 10, field="heading", lang="en")) == []
+    assert len(store.vector(build.unit(5), 10)) == 3
+    # replacing the document without heading vectors removes the old ones; so does delete
+    d2, r2 = build.make_doc("h", "문서", ["본문"], headings=[("설치",)])
+    store.put_document(d2, r2)
+    assert store.vector(build.unit(5), 10, field="heading") == []
+    r2[0].heading_vector = build.unit(5)
+    store.put_document(d2, r2)
+    assert ids(store.vector(build.unit(5), 10, field="heading")) == ["h#0"]
+    store.delete_document("h")
+    assert store.vector(build.unit(5), 10, field="heading") == []
+    with pytest.raises(StoreError):
+        store.vector(build.unit(5), 3, field="title")
+
+
+def test_heading_vector_of_wrong_dimension_is_refused(store, build):
+    d, r = build.make_doc("h", "문서", ["본문"], headings=[("설치",)])
+    store.put_document(d, r)
+    d2, r2 = build.make_doc("h", "문서 2", ["본문 2"], headings=[("설치",)])
+    r2[0].heading_vector = build.unit(1, build.DIM + 1)
+    with pytest.raises(StoreError):
+        store.put_document(d2, r2)
+    assert store.chunks(["h#0"])["h#0"].title == "문서"
+
+
 def test_language_means(store, build):
     assert store.language_means() == {}
     ko, rko = build.make_doc("ko", "한국어", ["하나", "둘", "셋"])

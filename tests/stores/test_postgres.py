@@ -139,6 +139,28 @@ def test_migrations_are_applied_once(pg_dsn, pg_schema, build):
     s3.close()
 
 
+def test_a_version_1_store_gains_typed_indexed_heading_vectors(pg_dsn, pg_schema, build):
+    old = PostgresStore(pg_dsn, schema=pg_schema)
+    d, r = build.make_doc("d", "문서", ["내용"], headings=[("개요",)])
+    old.put_document(d, r)
+    old.close()
+    # back to what version 1 left: no heading table, version 2 not applied
+    sql(pg_dsn, f'DROP TABLE "{pg_schema}".chunk_headings')
+    sql(pg_dsn, f'DELETE FROM "{pg_schema}".schema_version WHERE version >= 2')
+    with PostgresStore(pg_dsn, schema=pg_schema) as s:
+        assert s.schema_version() == SCHEMA_VERSION
+        assert [h.chunk_id for h in s.vector(r[0].vector, 3)] == ["d#0"]
+        assert s.vector(r[0].vector, 3, field="heading") == []
+        r[0].heading_vector = build.unit(9)
+        s.put_document(d, r)
+        assert [h.chunk_id for h in s.vector(build.unit(9), 3, field="heading")] == ["d#0"]
+    (typ,) = sql(pg_dsn, "SELECT format_type(atttypid, atttypmod) FROM pg_attribute"
+                         f" WHERE attrelid = '\"{pg_schema}\".chunk_headings'::regclass AND attname = 'embedding'")[0]
+    assert typ == f"vector({build.DIM})"
+    indexes = {n for (n,) in sql(pg_dsn, "SELECT indexname FROM pg_indexes WHERE schemaname = %s", pg_schema)}
+    assert {"chunks_embedding_hnsw", "chunk_headings_embedding_hnsw"} <= indexes
+
+
 def test_concurrent_first_open_does_not_race(pg_dsn, pg_schema):
     errors, stores = [], []
     barrier = threading.Barrier(4)

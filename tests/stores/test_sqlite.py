@@ -3,7 +3,7 @@ import numpy as np
 
 from chaja.analysis import bigram_terms
 from chaja.documents import Chunk, ChunkRecord, Document, Section
-from chaja.stores.sqlite import SqliteStore, fts_query
+from chaja.stores.sqlite import SCHEMA_VERSION, SqliteStore, fts_query
 
 
 def test_fts_query_quotes_every_term():
@@ -44,3 +44,33 @@ def test_vector_search_is_exact_and_cached_until_a_write(tmp_path):
         assert [h.chunk_id for h in s.vector(q, 5)] == expected
         s.delete_document("d07")
         assert s.vector(q, 1)[0].chunk_id != "d07#0"
+
+
+def test_a_schema_1_file_gains_the_heading_column_and_still_searches(tmp_path, build):
+    """A file written before heading vectors: same tables, no heading_vector column."""
+    import sqlite3
+
+    path = tmp_path / "old.chaja"
+    with SqliteStore(path) as s:
+        d, r = build.make_doc("d", "제목", ["본문"], headings=[("개요",)])
+        s.put_document(d, r)
+    db = sqlite3.connect(path)
+    db.executescript("""
+        CREATE TABLE chunks_v1 (
+            rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,
+            doc_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            ordinal INTEGER NOT NULL, title TEXT NOT NULL, heading TEXT NOT NULL, text TEXT NOT NULL,
+            lang TEXT, source TEXT, doc_type TEXT, date TEXT, vector BLOB NOT NULL);
+        INSERT INTO chunks_v1 SELECT rowid, id, doc_id, ordinal, title, heading, text, lang, source,
+            doc_type, date, vector FROM chunks;
+        DROP TABLE chunks; ALTER TABLE chunks_v1 RENAME TO chunks;
+        UPDATE meta SET value = '1' WHERE key = 'schema_version';
+    """)
+    db.close()
+    with SqliteStore(path) as s:
+        assert s.get_meta("schema_version") == str(SCHEMA_VERSION)
+        assert [h.chunk_id for h in s.vector(r[0].vector, 3)] == ["d#0"]
+        assert s.vector(r[0].vector, 3, field="heading") == []
+        r[0].heading_vector = build.unit(4)
+        s.put_document(d, r)
+        assert [h.chunk_id for h in s.vector(build.unit(4), 3, field="heading")] == ["d#0"]

@@ -16,6 +16,8 @@ class ChunkResult:
     title_rank: int | None = None      # 1-based rank in the title-only list, when on
     keyword_score: float | None = None
     vector_score: float | None = None  # cosine similarity
+    heading_rank: int | None = None    # 1-based rank in the heading-vector list
+    heading_score: float | None = None # cosine similarity of the query and the chunk's heading
     reserved: bool = False             # placed by a reserved slot, not by fused score
 
 

@@ -2,6 +2,11 @@
 
 1. keyword list: BM25 over analysed query terms (title and heading weighted);
 2. vector list: cosine of the query vector against chunk vectors;
+   heading list (``heading_list``, when the store keeps heading vectors): cosine
+   against the vectors of the chunks' own headings. A heading is short and says
+   what its section is about, and a translated heading lands near the original
+   where a whole chunk does not; this is the list that finds a page across
+   languages (docs/crosslingual.md);
 3. optional title list: BM25 over titles alone;
 4. the keyword gate may remove the keyword list (see :mod:`chaja.search.gate`);
 5. RRF with k = ``rrf_k`` fuses the lists (:mod:`chaja.search.fusion`);
@@ -141,6 +146,9 @@ class Searcher:
             return SearchResult(query=text, terms=terms, keyword_used=keyword_used, chunks=[], documents=[],
                                 abstained=True, signals=signals)
         lists: dict[str, list[Hit]] = {"vector": vector}
+        heading = self.store.vector(qv, n, field="heading") if cfg.heading_list and qv is not None else []
+        if heading:
+            lists["heading"] = heading
         if keyword_used:
             lists["keyword"] = keyword
         qlang = detect_language(text) if cfg.cross_language_keyword or cfg.cross_language_vector else ""
@@ -177,13 +185,15 @@ class Searcher:
         capped = cap_per_document(order, doc_of, cfg.chunk_cap)
         top, taken = reserve(capped, [r for r in reserved if r in chunks], k)
 
-        kr, vr, tr = ranks(keyword), ranks(vector), ranks(title)
+        kr, vr, tr, hr = ranks(keyword), ranks(vector), ranks(title), ranks(heading)
         ks = {h.chunk_id: h.score for h in keyword}
         vs = {h.chunk_id: h.score for h in vector}
+        hs = {h.chunk_id: h.score for h in heading}
         results = [
             ChunkResult(chunk=chunks[cid], score=scores.get(cid, 0.0), keyword_rank=kr.get(cid),
                         vector_rank=vr.get(cid), title_rank=tr.get(cid) if title else None,
-                        keyword_score=ks.get(cid), vector_score=vs.get(cid), reserved=cid in taken)
+                        keyword_score=ks.get(cid), vector_score=vs.get(cid), heading_rank=hr.get(cid),
+                        heading_score=hs.get(cid), reserved=cid in taken)
             for cid in top
         ]
         return SearchResult(query=text, terms=terms, keyword_used=keyword_used,

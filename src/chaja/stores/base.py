@@ -38,8 +38,10 @@ class Store(Protocol):
         ``field="title"`` searches titles alone; ``lang`` keeps chunks of one language."""
         ...
 
-    def vector(self, query: np.ndarray, n: int, *, lang: str | None = None) -> list[Hit]:
-        """Best ``n`` chunks by cosine similarity, best first."""
+    def vector(self, query: np.ndarray, n: int, *, lang: str | None = None,
+               field: str = "chunk") -> list[Hit]:
+        """Best ``n`` chunks by cosine similarity, best first: of the chunk vectors, or
+        with ``field="heading"`` of the heading vectors (chunks without one never match)."""
         ...
 
     def language_means(self) -> dict[str, tuple[int, np.ndarray]]:

@@ -115,8 +115,21 @@ MIGRATIONS: list[tuple[int, str, list[str]]] = [
             SFUNC = pg_catalog.tsquery_or, STYPE = tsquery
         )""",
     ]),
+    (2, "heading vectors", [
+        # One row per chunk that has a heading: the vector of that heading alone.
+        # The column gets its dimension (and its HNSW index) with the chunk vectors'.
+        """CREATE TABLE {s}.chunk_headings (
+            chunk_id text PRIMARY KEY REFERENCES {s}.chunks (id) ON DELETE CASCADE,
+            seq bigint NOT NULL,
+            lang text NOT NULL,
+            embedding vector NOT NULL
+        )""",
+    ]),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
+
+#: The tables that hold vectors, by the ``field`` a vector search names.
+_VECTOR_TABLES = {"chunk": ("chunks", "id"), "heading": ("chunk_headings", "chunk_id")}
 
 # Title terms weigh A, heading terms B, body terms D (ts_rank_cd's weights array
 # is ordered {D, C, B, A}). to_tsvector keeps positions, which ts_rank_cd needs.
@@ -254,6 +267,10 @@ class PostgresStore:
             self._migrate()
             register_vector(self._conn)
             self._dim = self._stored_dim()
+            if self._dim is not None and self._stored_dim("chunk_headings") is None:
+                with self._conn.transaction():   # a store from before heading vectors
+                    self._advisory_lock()
+                    self._type_heading_column(self._dim)
             if dim is not None:
                 if dim <= 0:
                     raise StoreError(f"vector dimension must be positive, got {dim}")
@@ -370,12 +387,12 @@ class PostgresStore:
                     (version, description),
                 )
 
-    def _stored_dim(self) -> int | None:
+    def _stored_dim(self, table: str = "chunks") -> int | None:
         row = self._conn.execute(
             "SELECT a.atttypmod FROM pg_attribute a"
             " JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace"
-            " WHERE n.nspname = %s AND c.relname = 'chunks' AND a.attname = 'embedding'",
-            (self.schema,),
+            " WHERE n.nspname = %s AND c.relname = %s AND a.attname = 'embedding'",
+            (self.schema, table),
         ).fetchone()
         if row is None or row[0] is None or row[0] <= 0:
             return None
@@ -391,21 +408,28 @@ class PostgresStore:
             ))
             stored = dim
             self._dim = dim
-            if not self._bulk:
-                self._create_vector_index()
+            self._type_heading_column(dim)
         if stored != dim:
             raise StoreError(
                 f"dimension mismatch: the store holds {stored}-dimensional vectors, got {dim}"
             )
         self._dim = stored
 
+    def _type_heading_column(self, dim: int) -> None:
+        self._conn.execute(self._q(
+            f"ALTER TABLE {{s}}.chunk_headings ALTER COLUMN embedding TYPE vector({int(dim)})"
+        ))
+        if not self._bulk:
+            self._create_vector_index()
+
     def _create_vector_index(self) -> None:
         if self._dim is not None and self._dim <= HNSW_MAX_DIM:
-            self._conn.execute(self._q(
-                "CREATE INDEX IF NOT EXISTS chunks_embedding_hnsw ON {s}.chunks"
-                " USING hnsw (embedding vector_cosine_ops)"
-                f" WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION})"
-            ))
+            for table in ("chunks", "chunk_headings"):
+                self._conn.execute(self._q(
+                    f"CREATE INDEX IF NOT EXISTS {table}_embedding_hnsw ON {{s}}.{table}"
+                    " USING hnsw (embedding vector_cosine_ops)"
+                    f" WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION})"
+                ))
 
     @contextlib.contextmanager
     def bulk_load(self, *, maintenance_work_mem: str = "1GB"):
@@ -422,6 +446,7 @@ class PostgresStore:
             with self.conn.transaction():
                 self._advisory_lock()
                 self.conn.execute(self._q("DROP INDEX IF EXISTS {s}.chunks_embedding_hnsw"))
+                self.conn.execute(self._q("DROP INDEX IF EXISTS {s}.chunk_headings_embedding_hnsw"))
             self._bulk = True
 
         self._run("cannot start a bulk load", drop)
@@ -468,7 +493,9 @@ class PostgresStore:
     # ---- writing ---------------------------------------------------------
     def put_document(self, doc: Document, records: list[ChunkRecord]) -> None:
         vectors = [np.asarray(r.vector, dtype=np.float32).ravel() for r in records]
-        dims = sorted({v.size for v in vectors})
+        headings = [(_clean(r.chunk.id), np.asarray(r.heading_vector, dtype=np.float32).ravel())
+                    for r in records if r.heading_vector is not None]
+        dims = sorted({v.size for v in vectors} | {v.size for _, v in headings})
         if len(dims) > 1:
             raise StoreError(f"dimension mismatch: the chunks of {doc.id!r} have vectors of {dims} dimensions")
         for r in records:
@@ -504,6 +531,12 @@ class PostgresStore:
                         )
                     # The tsvectors are computed in the database from the stored terms.
                     conn.execute(self._q(_FTS_INSERT), (_clean(doc.id),))
+                if headings:
+                    with conn.cursor() as cur:
+                        cur.executemany(self._q(
+                            "INSERT INTO {s}.chunk_headings (chunk_id, seq, lang, embedding)"
+                            " SELECT id, seq, lang, %b FROM {s}.chunks WHERE id = %s"),
+                            [(v, cid) for cid, v in headings])
 
         try:
             self._run(f"cannot store document {doc.id!r}", write)
@@ -589,8 +622,9 @@ class PostgresStore:
         rows = self._run("keyword search failed", lambda: self.conn.execute(query, params).fetchall())
         return [Hit(cid, float(score) * scale) for cid, score in rows]
 
-    def vector(self, query: np.ndarray, n: int, *, lang: str | None = None) -> list[Hit]:
-        """Best ``n`` chunks by cosine similarity, best first.
+    def vector(self, query: np.ndarray, n: int, *, lang: str | None = None, field: str = "chunk") -> list[Hit]:
+        """Best ``n`` chunks by cosine similarity, best first (``field="heading"``: by
+        the vectors of their headings, from ``chunk_headings``).
 
         The HNSW index answers with ``hnsw.ef_search`` ≥ ``n``. When it returns fewer
         than ``n`` rows although more chunks qualify (a ``lang`` filter that rejects
@@ -608,10 +642,13 @@ class PostgresStore:
             )
         if not np.all(np.isfinite(q)) or not np.any(q):
             return []
+        if field not in _VECTOR_TABLES:
+            raise StoreError(f"vector field must be 'chunk' or 'heading', not {field!r}")
+        table, key = _VECTOR_TABLES[field]
         n = int(n)
         where = "WHERE lang = %(lang)s" if lang else ""
         inner = (
-            "SELECT id, seq, embedding <=> %(q)b AS dist FROM {s}.chunks " + where +
+            f"SELECT {key} AS id, seq, embedding <=> %(q)b AS dist FROM {{s}}.{table} " + where +
             " ORDER BY embedding <=> %(q)b LIMIT %(n)s"
         )
         stmt = self._q(
@@ -629,7 +666,7 @@ class PostgresStore:
                 rows = conn.execute(stmt, params).fetchall()
                 if len(rows) < n:
                     count = conn.execute(
-                        self._q("SELECT count(*) FROM {s}.chunks " + where), params
+                        self._q(f"SELECT count(*) FROM {{s}}.{table} " + where), params
                     ).fetchone()[0]
                     if count > len(rows):
                         # Exact answer: a sequential scan with a top-n sort.

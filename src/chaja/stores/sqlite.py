@@ -10,6 +10,11 @@ Each query term becomes a quoted FTS5 string, so nothing a user types is syntax.
 
 Vector search is exact: all vectors are held in one float32 matrix and scored by
 dot product (cosine, as vectors are L2-normalised), fine up to a few 100k chunks.
+Heading vectors (one per chunk that has a heading) sit beside the chunk vector
+and are searched the same way (``field="heading"``).
+
+Schema 2 added the heading-vector column; a schema-1 file gains it (empty) when
+opened, and searches as before.
 """
 from __future__ import annotations
 
@@ -24,7 +29,7 @@ import numpy as np
 from chaja.documents import Chunk, ChunkRecord, Document, Hit, StoreStats
 from chaja.stores.base import StoreError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -36,7 +41,7 @@ CREATE TABLE IF NOT EXISTS chunks (
     rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,
     doc_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
     ordinal INTEGER NOT NULL, title TEXT NOT NULL, heading TEXT NOT NULL, text TEXT NOT NULL,
-    lang TEXT, source TEXT, doc_type TEXT, date TEXT, vector BLOB NOT NULL
+    lang TEXT, source TEXT, doc_type TEXT, date TEXT, vector BLOB NOT NULL, heading_vector BLOB
 );
 CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
@@ -77,16 +82,32 @@ class SqliteStore:
             self.set_meta("schema_version", str(SCHEMA_VERSION))
         elif int(version) > SCHEMA_VERSION:
             raise StoreError(f"{self.path} was written by a newer chaja (schema {version})")
+        elif int(version) < SCHEMA_VERSION:
+            self._migrate(int(version))
         self._lock = threading.Lock()
-        self._matrix: tuple[np.ndarray, list[str], np.ndarray] | None = None
+        self._matrix: dict[str, tuple[np.ndarray, list[str], np.ndarray]] = {}
+
+    def _migrate(self, version: int) -> None:
+        """Bring an older file up to :data:`SCHEMA_VERSION`, in one transaction."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(chunks)")}
+            if version < 2 and "heading_vector" not in columns:
+                self._db.execute("ALTER TABLE chunks ADD COLUMN heading_vector BLOB")
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
 
     # ---- writing ---------------------------------------------------------
     def put_document(self, doc: Document, records: list[ChunkRecord]) -> None:
         rows = []
         for r in records:
             vec = np.asarray(r.vector, dtype=np.float32).ravel()
-            rows.append((r, vec))
-        dims = {v.size for _, v in rows}
+            head = None if r.heading_vector is None else np.asarray(r.heading_vector, dtype=np.float32).ravel()
+            rows.append((r, vec, head))
+        dims = {v.size for _, v, _ in rows} | {h.size for _, _, h in rows if h is not None}
         known = self.get_meta("dim")
         if len(dims) > 1 or (known and dims and int(known) not in dims):
             raise StoreError(f"vector dimension {sorted(dims)} does not match the store's {known}")
@@ -100,13 +121,14 @@ class SqliteStore:
                     (doc.id, doc.title, doc.lang, doc.source, doc.doc_type, doc.date,
                      doc.path, doc.fingerprint(), len(records)),
                 )
-                for r, vec in rows:
+                for r, vec, head in rows:
                     c = r.chunk
                     cur.execute(
                         "INSERT INTO chunks (id, doc_id, ordinal, title, heading, text, lang, source,"
-                        " doc_type, date, vector) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                        " doc_type, date, vector, heading_vector) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                         (c.id, c.doc_id, c.ordinal, c.title, json.dumps(list(c.heading_path), ensure_ascii=False),
-                         c.text, c.lang, c.source, c.doc_type, c.date, vec.tobytes()),
+                         c.text, c.lang, c.source, c.doc_type, c.date, vec.tobytes(),
+                         None if head is None else head.tobytes()),
                     )
                     cur.execute(
                         "INSERT INTO chunks_fts (rowid, title, heading, body) VALUES (?,?,?,?)",
@@ -119,7 +141,7 @@ class SqliteStore:
                 cur.execute("ROLLBACK")
                 raise
             finally:
-                self._matrix = None
+                self._matrix = {}
 
     def _delete(self, cur: sqlite3.Cursor, doc_id: str) -> bool:
         cur.execute("DELETE FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks WHERE doc_id = ?)", (doc_id,))
@@ -137,7 +159,7 @@ class SqliteStore:
             except BaseException:
                 cur.execute("ROLLBACK")
                 raise
-            self._matrix = None
+            self._matrix = {}
             return found
 
     # ---- reading ---------------------------------------------------------
@@ -161,18 +183,24 @@ class SqliteStore:
         args.append(int(n))
         return [Hit(cid, float(s)) for cid, s in self._db.execute(sql, args)]
 
-    def _vectors(self) -> tuple[np.ndarray, list[str], np.ndarray]:
-        m = self._matrix
+    def _vectors(self, field: str = "chunk") -> tuple[np.ndarray, list[str], np.ndarray]:
+        """(matrix, chunk ids, languages) of the chunk vectors, or of the heading
+        vectors of the chunks that have one; read once and kept until a write."""
+        m = self._matrix.get(field)
         if m is None:
-            rows = self._db.execute("SELECT id, lang, vector FROM chunks ORDER BY rowid").fetchall()
+            column = {"chunk": "vector", "heading": "heading_vector"}.get(field)
+            if column is None:
+                raise StoreError(f"vector field must be 'chunk' or 'heading', not {field!r}")
+            rows = self._db.execute(
+                f"SELECT id, lang, {column} FROM chunks WHERE {column} IS NOT NULL ORDER BY rowid").fetchall()
             dim = int(self.get_meta("dim") or 0)
             mat = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), dim) if rows else np.zeros((0, dim), np.float32)
             m = (mat, [r[0] for r in rows], np.array([r[1] or "" for r in rows]))
-            self._matrix = m
+            self._matrix[field] = m
         return m
 
-    def vector(self, query: np.ndarray, n: int, *, lang: str | None = None) -> list[Hit]:
-        mat, ids, langs = self._vectors()
+    def vector(self, query: np.ndarray, n: int, *, lang: str | None = None, field: str = "chunk") -> list[Hit]:
+        mat, ids, langs = self._vectors(field)
         if n <= 0 or mat.shape[0] == 0:
             return []
         q = np.asarray(query, dtype=np.float32).ravel()
