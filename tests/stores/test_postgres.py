@@ -61,7 +61,7 @@ def test_rank_is_positive_and_follows_frequency_and_weight(store, build):
     assert all(s > 0 for s in scores.values())
     assert scores["thrice#0"] > scores["twice#0"] > scores["once#0"]
     # A title occurrence outweighs a body occurrence, the more so the larger the title weight
-    # (per-term ranks saturate as r / (r + 1), so the ratio is below the weight itself).
+    # (BM25's term frequency saturates, so the ratio is below the weight itself).
     again = {h.chunk_id: h.score for h in store.keyword(["소각"], 10, title_weight=3.5)}
     assert 1 < scores["title#0"] / scores["once#0"] < again["title#0"] / again["once#0"]
 
@@ -77,7 +77,7 @@ def test_a_rare_term_outweighs_a_common_one(store, build):
     hits = store.keyword(["흔한", "드문"], 10)
     assert hits[0].chunk_id == "rare#0"
     n, df_common = 7, 6
-    idf = lambda df: math.log(1 + (n - df + 0.5) / (df + 0.5))
+    idf = lambda df: max(math.log((n - df + 0.5) / (df + 0.5)), 1e-6)   # FTS5's floor for common terms
     assert hits[0].score / hits[1].score == pytest.approx(idf(1) / idf(df_common), rel=1e-4)
 
 
@@ -144,7 +144,9 @@ def test_a_version_1_store_gains_typed_indexed_heading_vectors(pg_dsn, pg_schema
     d, r = build.make_doc("d", "문서", ["내용"], headings=[("개요",)])
     old.put_document(d, r)
     old.close()
-    # back to what version 1 left: no heading table, version 2 not applied
+    # back to what version 1 left: migrations 3 and 2 undone
+    sql(pg_dsn, f'ALTER TABLE "{pg_schema}".chunk_fts DROP COLUMN n_tokens')
+    sql(pg_dsn, f'DROP FUNCTION "{pg_schema}".tsvector_tokens(tsvector)')
     sql(pg_dsn, f'DROP TABLE "{pg_schema}".chunk_headings')
     sql(pg_dsn, f'DELETE FROM "{pg_schema}".schema_version WHERE version >= 2')
     with PostgresStore(pg_dsn, schema=pg_schema) as s:
@@ -454,3 +456,46 @@ def test_lost_connection_is_a_store_error(store, pg_dsn):
     sql(pg_dsn, "SELECT pg_terminate_backend(%s)", pid)
     with pytest.raises(StoreError, match="lost the connection"):
         store.fingerprints()
+
+
+# ---- BM25: the same keyword scores as the SQLite store ------------------------------
+
+def test_keyword_scores_equal_sqlite_bm25(store, build, tmp_path):
+    from chaja.stores.sqlite import SqliteStore
+
+    texts = [
+        ("자기주식 소각 결정", ["자기주식을 소각하기로 결정했다. 소각 예정일은 6월이다.", "배당 정책과 무관하다."]),
+        ("유상증자 결정", ["주주배정 유상증자를 결정했다.", "신주는 자기주식과 무관하다. 증자 대금은 시설 투자에 쓴다."]),
+        ("분기 보고서", ["매출이 늘었다 매출 매출.", "소각 없이 배당만 결정했다."]),
+        ("espresso machine", ["descale the machine every month", "the grinder settings are fine"]),
+    ]
+    lite = SqliteStore(tmp_path / "lite.chaja")
+    try:
+        for i, (title, bodies) in enumerate(texts):
+            d, r = build.make_doc(f"d{i}", title, bodies, headings=[("개요",), ("세부", "machine")])
+            store.put_document(d, r)
+            lite.put_document(d, r)
+        for query in ("자기주식 소각 결정", "매출 배당", "machine grinder", "증자 개요", "세부 machine"):
+            terms = bigram_terms(query)
+            for kwargs in ({}, {"title_weight": 3.0, "heading_weight": 0.5}, {"lang": "ko"}):
+                a, b = lite.keyword(terms, 10, **kwargs), store.keyword(terms, 10, **kwargs)
+                assert [h.chunk_id for h in b] == [h.chunk_id for h in a], (query, kwargs)
+                assert [h.score for h in b] == pytest.approx([h.score for h in a], rel=1e-5), (query, kwargs)
+    finally:
+        lite.close()
+
+
+def test_a_version_2_store_gains_chunk_lengths(pg_dsn, pg_schema, build):
+    with PostgresStore(pg_dsn, schema=pg_schema) as s:
+        d, r = build.make_doc("d", "문서 제목", ["본문 내용 본문"])
+        s.put_document(d, r)
+        before = s.keyword(bigram_terms("본문"), 5)
+    sql(pg_dsn, f'ALTER TABLE "{pg_schema}".chunk_fts DROP COLUMN n_tokens')
+    sql(pg_dsn, f'DROP FUNCTION "{pg_schema}".tsvector_tokens(tsvector)')
+    sql(pg_dsn, f'DELETE FROM "{pg_schema}".schema_version WHERE version >= 3')
+    with PostgresStore(pg_dsn, schema=pg_schema) as s:
+        assert s.schema_version() == SCHEMA_VERSION
+        ((n,),) = sql(pg_dsn, f'SELECT n_tokens FROM "{pg_schema}".chunk_fts')
+        assert n == len(r[0].title_terms) + len(r[0].body_terms)
+        after = s.keyword(bigram_terms("본문"), 5)
+    assert [(h.chunk_id, pytest.approx(h.score)) for h in after] == [(h.chunk_id, h.score) for h in before]

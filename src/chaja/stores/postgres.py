@@ -48,6 +48,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Oldest pgvector with HNSW indexes.
 MIN_PGVECTOR = (0, 5, 0)
+#: BM25's parameters, as FTS5's ``bm25()`` in the SQLite store.
+BM25_K1, BM25_B = 1.2, 0.75
+
 #: HNSW build parameters (pgvector's defaults) and the default floor for ``hnsw.ef_search``.
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 64
@@ -125,6 +128,14 @@ MIGRATIONS: list[tuple[int, str, list[str]]] = [
             embedding vector NOT NULL
         )""",
     ]),
+    (3, "chunk length in tokens, for BM25", [
+        # tokens in a tsvector = positions summed over its lexemes
+        """CREATE FUNCTION {s}.tsvector_tokens(tsvector) RETURNS integer
+           LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS
+           $$ SELECT coalesce(sum(coalesce(array_length(u.positions, 1), 1)), 0)::integer FROM unnest($1) AS u $$""",
+        "ALTER TABLE {s}.chunk_fts ADD COLUMN n_tokens integer NOT NULL DEFAULT 0",
+        "UPDATE {s}.chunk_fts SET n_tokens = {s}.tsvector_tokens(tsv)",
+    ]),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
@@ -134,13 +145,14 @@ _VECTOR_TABLES = {"chunk": ("chunks", "id"), "heading": ("chunk_headings", "chun
 # Title terms weigh A, heading terms B, body terms D (ts_rank_cd's weights array
 # is ordered {D, C, B, A}). to_tsvector keeps positions, which ts_rank_cd needs.
 _FTS_INSERT = """
-INSERT INTO {s}.chunk_fts (chunk_id, seq, lang, tsv, title_tsv)
-SELECT id, seq, lang,
-       setweight(to_tsvector('pg_catalog.simple'::regconfig, title_terms), 'A')
-       || setweight(to_tsvector('pg_catalog.simple'::regconfig, heading_terms), 'B')
-       || setweight(to_tsvector('pg_catalog.simple'::regconfig, body_terms), 'D'),
-       setweight(to_tsvector('pg_catalog.simple'::regconfig, title_terms), 'A')
-FROM {s}.chunks WHERE doc_id = %s
+INSERT INTO {s}.chunk_fts (chunk_id, seq, lang, tsv, title_tsv, n_tokens)
+SELECT chunk_id, seq, lang, tsv, title_tsv, {s}.tsvector_tokens(tsv) FROM (
+  SELECT id AS chunk_id, seq, lang,
+         setweight(to_tsvector('pg_catalog.simple'::regconfig, title_terms), 'A')
+         || setweight(to_tsvector('pg_catalog.simple'::regconfig, heading_terms), 'B')
+         || setweight(to_tsvector('pg_catalog.simple'::regconfig, body_terms), 'D') AS tsv,
+         setweight(to_tsvector('pg_catalog.simple'::regconfig, title_terms), 'A') AS title_tsv
+  FROM {s}.chunks WHERE doc_id = %s) AS c
 """
 
 
@@ -579,19 +591,23 @@ class PostgresStore:
     def keyword(self, terms: list[str], n: int, *, title_weight: float = 2.0,
                 heading_weight: float = 1.5, field: str = "all",
                 lang: str | None = None) -> list[Hit]:
-        """Best ``n`` chunks by IDF-weighted ``ts_rank_cd`` over any of ``terms``, best first.
+        """Best ``n`` chunks by BM25 over any of ``terms``, best first, the same formula
+        as the SQLite store's FTS5 ``bm25()``:
 
-            score(d) = Σ_t idf(t) · r_t(d) / (r_t(d) + 1),   r_t(d) = ts_rank_cd(weights, tsv(d), t)
-            idf(t) = ln(1 + (N − df(t) + 0.5) / (df(t) + 0.5))
+            score(d) = Σ_t idf(t) · tf · (k1 + 1) / (tf + k1 · (1 − b + b · |d| / avgdl))
+            idf(t)   = max(ln((N − df(t) + 0.5) / (df(t) + 0.5)), 1e-6)
+            tf       = ts_rank_cd(weights, tsv(d), t, 0)
 
-        with N chunks and df(t) chunks holding t (BM25's idf, Robertson & Spärck
-        Jones; r/(r+1) is ts_rank_cd's normalisation 32, a saturation like BM25's).
-        ``ts_rank_cd`` over the OR of all terms has no notion of how rare a term is,
-        so a paragraph holding a common bigram twice outranked one holding the rare
-        bigram that named it: on KorQuAD keyword-only nDCG@10 was 0.742 against
-        SQLite's BM25 0.956; per-term idf with saturation gives 0.942. The weights are relative to body text
-        (1.0). ``ts_rank_cd`` takes weights of at most 1, so all three are divided by
-        the largest and the score multiplied back. Ties go to the earlier-stored chunk.
+        (Robertson & Spärck Jones; k1 = 1.2, b = 0.75; N chunks, df(t) chunks holding
+        t, |d| the chunk's tokens, avgdl their mean). For a one-word query ``t`` every
+        occurrence is a cover of its own weight, so ``ts_rank_cd`` without
+        normalisation is the weighted term frequency Σ_field w_field · hits_field.
+        ``ts_rank_cd`` over the OR of all terms has no notion of how rare a term is
+        (KorQuAD keyword-only nDCG@10 0.742 against SQLite's 0.956); idf with
+        ts_rank_cd's own saturation r/(r+1) gave 0.942; BM25 proper matches SQLite.
+        The weights are relative to body text (1.0); ``ts_rank_cd`` takes weights of at
+        most 1, so all three are divided by the largest and tf multiplied back. Ties
+        go to the earlier-stored chunk.
         """
         if field not in ("all", "title"):
             raise ValueError(f"field must be 'all' or 'title', not {field!r}")
@@ -609,18 +625,22 @@ class PostgresStore:
         query = self._q(
             "WITH q AS (SELECT DISTINCT phraseto_tsquery('" + _TEXT_CONFIG + "'::regconfig, t) AS tq"
             "           FROM unnest(%(terms)s::text[]) AS t),"
-            " total AS (SELECT count(*)::float8 AS n FROM {s}.chunk_fts),"
-            " w AS (SELECT q.tq, ln(1 + (total.n - d.df + 0.5) / (d.df + 0.5)) AS idf"
+            " total AS (SELECT count(*)::float8 AS n, greatest(avg(n_tokens), 1)::float8 AS avgdl"
+            "           FROM {s}.chunk_fts),"
+            " w AS (SELECT q.tq, greatest(ln((total.n - d.df + 0.5) / (d.df + 0.5)), 1e-6) AS idf"
             "       FROM q CROSS JOIN total CROSS JOIN LATERAL"
             "       (SELECT count(*)::float8 AS df FROM {s}.chunk_fts AS g WHERE g." + column + " @@ q.tq) AS d"
-            "       WHERE d.df > 0)"
-            " SELECT f.chunk_id, sum(w.idf * ts_rank_cd(%(weights)s::float4[], f." + column + ", w.tq, 32)) AS score"
-            " FROM w JOIN {s}.chunk_fts AS f ON f." + column + " @@ w.tq" + where +
-            " GROUP BY f.chunk_id, f.seq ORDER BY score DESC, f.seq LIMIT %(n)s"
+            "       WHERE d.df > 0),"
+            " m AS (SELECT f.chunk_id, f.seq, w.idf, f.n_tokens / total.avgdl AS rel,"
+            "              %(scale)s * ts_rank_cd(%(weights)s::float4[], f." + column + ", w.tq, 0) AS tf"
+            "       FROM w CROSS JOIN total JOIN {s}.chunk_fts AS f ON f." + column + " @@ w.tq" + where + ")"
+            " SELECT chunk_id, sum(idf * tf * (%(k1)s + 1) / (tf + %(k1)s * (1 - %(b)s + %(b)s * rel))) AS score"
+            " FROM m GROUP BY chunk_id, seq ORDER BY score DESC, seq LIMIT %(n)s"
         )
-        params = {"weights": weights, "terms": words, "lang": _clean(lang), "n": int(n)}
+        params = {"weights": weights, "terms": words, "lang": _clean(lang), "n": int(n),
+                  "scale": scale, "k1": BM25_K1, "b": BM25_B}
         rows = self._run("keyword search failed", lambda: self.conn.execute(query, params).fetchall())
-        return [Hit(cid, float(score) * scale) for cid, score in rows]
+        return [Hit(cid, float(score)) for cid, score in rows]
 
     def vector(self, query: np.ndarray, n: int, *, lang: str | None = None, field: str = "chunk") -> list[Hit]:
         """Best ``n`` chunks by cosine similarity, best first (``field="heading"``: by
