@@ -81,9 +81,13 @@ class Chunk:
         return f"{head}\n{self.text}" if head else self.text
 
     def heading_passage(self) -> str | None:
-        """What the heading vector encodes: the chunk's own (deepest) heading; None
-        for a chunk before the first heading, which gets no heading vector."""
-        return self.heading_path[-1] if self.heading_path and self.heading_path[-1].strip() else None
+        """What the heading vector encodes: the section's name in its document, title
+        and heading path (``useState > Parameters``), the first line of
+        :meth:`passage_text`; None for a chunk before the first heading, which gets
+        no heading vector (a title alone is the same for every such chunk)."""
+        if not any(h.strip() for h in self.heading_path):
+            return None
+        return " > ".join(p for p in (self.title, *self.heading_path) if p)
 
 
 @dataclass

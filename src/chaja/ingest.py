@@ -8,8 +8,8 @@ own transaction, so a crash loses at most the batch in flight and never leaves a
 half-written document.
 
 With ``heading_vectors`` each chunk that has a heading also gets the vector of
-that heading alone (its deepest heading, encoded as a passage; identical
-headings in a batch are encoded once), for the heading list of
+its section's name alone (title and heading path, encoded as a passage;
+identical names in a batch are encoded once), for the heading list of
 :mod:`chaja.search.searcher`.
 """
 from __future__ import annotations
