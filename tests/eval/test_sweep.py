@@ -91,7 +91,7 @@ def test_sweep_on_the_corpus(corpus_index, encoder, query_memo, corpus_questions
     result = sweep(index, corpus_questions, out, settings=settings, variants=[("store", "same", variant)],
                    resamples=2000, stream=err)
 
-    cells = ["rrf_k=10", "chunk_cap=0", "half_life_days=seed003", "store=same"]
+    cells = ["rrf_k=10", "chunk_cap=0", "half_life_days=production", "store=same"]
     for d in ["base", *cells]:
         assert (out / d / "records.jsonl").exists()
     log = err.getvalue()
@@ -99,7 +99,7 @@ def test_sweep_on_the_corpus(corpus_index, encoder, query_memo, corpus_questions
 
     rows = {(r["setting"], r["value"]): r for r in result["rows"]}
     assert set(rows) == {("rrf_k", "10"), ("rrf_k", "20"), ("chunk_cap", "0"), ("chunk_cap", "1"),
-                         ("half_life_days", "none"), ("half_life_days", "seed003"), ("store", "same")}
+                         ("half_life_days", "none"), ("half_life_days", "production"), ("store", "same")}
     assert rows[("rrf_k", "20")]["base"] and rows[("chunk_cap", "1")]["dir"] == "base"
 
     base_metrics = question_metrics(out / "base")
@@ -123,7 +123,7 @@ def test_sweep_on_the_corpus(corpus_index, encoder, query_memo, corpus_questions
     # freshness is measured from the newest date the base run retrieved, so the sweep repeats
     _, base_records = read_records(out / "base")
     seen = {d for rec in base_records for d in rec["ranked"]}
-    fresh = rows[("half_life_days", "seed003")]
+    fresh = rows[("half_life_days", "production")]
     assert fresh["changes"]["search.now"] == max(DATES[d] for d in seen if d in DATES)
 
     # the cache did not change results: chunk_cap=0 run afresh with the plain encoder gives the same rankings

@@ -4,11 +4,11 @@ One idea per module:
 
 * :mod:`~chaja.eval.questions` — question files (single gold and graded pools)
 * :mod:`~chaja.eval.trec` — TREC qrels and runs
-* :mod:`~chaja.eval.canonical` — seed 000's canonical heading questions (react-docs)
+* :mod:`~chaja.eval.canonical` — the production evaluation's canonical heading questions (react-docs)
 * :mod:`~chaja.eval.lint` — hand-written set lint (three shared content words)
 * :mod:`~chaja.eval.beir`, :mod:`~chaja.eval.squad` — public benchmark loaders
 * :mod:`~chaja.eval.single` — single-gold metrics (R@k, MRR, nDCG@10)
-* :mod:`~chaja.eval.graded` — graded-pool metrics (seed 004)
+* :mod:`~chaja.eval.graded` — graded-pool metrics (reranker evaluation)
 * :mod:`~chaja.eval.random_order` — exact random-order reference
 * :mod:`~chaja.eval.noise` — paired bootstrap CI and randomization test
 * :mod:`~chaja.eval.runner`, :mod:`~chaja.eval.report` — run a set, write and recompute summaries

@@ -1,4 +1,4 @@
-"""The canonical question set (seed 000): section headings of the gold document
+"""The canonical question set (production evaluation): section headings of the gold document
 and their translations, built from the bilingual React documentation.
 
 Inputs in the react-docs folder: ``store.tsv`` (doc_id, lang: which language of

@@ -1,4 +1,4 @@
-"""Graded-pool scoring (seed 004's method).
+"""Graded-pool scoring (the reranker evaluation's method).
 
 Each question has a pool of judged documents with grades 0–3; grade >= 2 is
 *useful*. R = useful documents in the pool; the question is *answerable* when

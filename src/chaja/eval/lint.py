@@ -1,4 +1,4 @@
-"""Lint for hand-written question sets (seed 000): a question must share no
+"""Lint for hand-written question sets (production evaluation): a question must share no
 three consecutive content words with any heading in the store.
 
 Content words, the same way for questions and headings:

@@ -1,6 +1,6 @@
 """Question files: JSON Lines, one question per line, in one of two forms.
 
-Single gold (seed 000's sets)::
+Single gold (the production evaluation's sets)::
 
     {"id": "q1", "text": "useState 초기값", "lang": "ko", "kind": "ko-en", "gold": ["reference__react__useState"]}
 
@@ -16,7 +16,7 @@ An empty ``gold`` is accepted only with ``"kind": "unanswerable"``, and that kin
 only with an empty ``gold``; such a question is searched and recorded but enters
 no retrieval metric.
 
-Graded pool (seed 004's method)::
+Graded pool (the reranker evaluation's method)::
 
     {"id": "q2", "text": "...", "judgments": {"doc-a": 3, "doc-b": 0, "doc-c": "abstain"}}
 

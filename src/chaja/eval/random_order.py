@@ -1,4 +1,4 @@
-"""Exact random-order reference for graded pools (seed 004).
+"""Exact random-order reference for graded pools (reranker evaluation).
 
 If a pool of N judged documents, R of them useful, is put in uniformly random
 order, then at cutoff k (with k' = min(k, N)):

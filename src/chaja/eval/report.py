@@ -141,7 +141,7 @@ def _fmt(v: Any) -> str:
 
 
 def results_table(runs: Iterable[tuple[str, dict]]) -> str:
-    """Seed 000's Results table (plus MRR): Set, Questions, nDCG@10, R@1, R@3, R@5, MRR."""
+    """The production evaluation's Results table (plus MRR): Set, Questions, nDCG@10, R@1, R@3, R@5, MRR."""
     lines = [f"{'Set':<24}{'Questions':>10}" + "".join(f"{m:>9}" for m in METRICS)]
     for name, s in runs:
         lines.append(f"{name[:23]:<24}{s.get('scored', s['questions']):>10}"

@@ -1,4 +1,4 @@
-"""Single-gold scoring (seed 000): each question has one gold document.
+"""Single-gold scoring (production evaluation): each question has one gold document.
 
 The top ten chunks are grouped into documents in order of first appearance
 (:func:`documents_from_chunks`) and the gold document's rank r (1-based; none

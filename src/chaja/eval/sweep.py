@@ -23,10 +23,10 @@ chunk_cap                     0, 1, 2
 language_projection,          off, on     (only when the store holds two or
 language_centering,                        more languages)
 cross_language_keyword
-source_weights                none, seed003 (filings and statistics 1.15,
+source_weights                none, production (filings and statistics 1.15,
                               brokerage API 1.10, news 1.00; only when those
                               weights tell the store's sources apart)
-half_life_days                none, seed003 (news 14, filing 90, financials
+half_life_days                none, production (news 14, filing 90, financials
                               180, macro 30 days; only when the store holds
                               those document types and the base run retrieved
                               dated chunks of them)
@@ -73,9 +73,9 @@ VERDICT_METRIC = "nDCG@10"
 MAX_GRID_CELLS = 256
 BASE_DIR = "base"
 
-#: seed 003's source weights and freshness half-lives
-SEED003_SOURCE_WEIGHTS = {"DART": 1.15, "ECOS": 1.15, "KRX": 1.15, "KIS": 1.10, "news": 1.00}
-SEED003_HALF_LIFE_DAYS = {"news": 14.0, "filing": 90.0, "financials": 180.0, "macro": 30.0}
+#: the PostgreSQL write-up's source weights and freshness half-lives
+PRODUCTION_SOURCE_WEIGHTS = {"DART": 1.15, "ECOS": 1.15, "KRX": 1.15, "KIS": 1.10, "news": 1.00}
+PRODUCTION_HALF_LIFE_DAYS = {"news": 14.0, "filing": 90.0, "financials": 180.0, "macro": 30.0}
 
 
 @dataclass(frozen=True)
@@ -114,10 +114,10 @@ DEFAULT_SETTINGS: tuple[Setting, ...] = (
     _s("language_projection", False, True, needs="languages"),
     _s("language_centering", False, True, needs="languages"),
     _s("cross_language_keyword", False, True, needs="languages"),
-    _s("source_weights", {}, SEED003_SOURCE_WEIGHTS, needs="sources",
-       names=(("none", {}), ("seed003", SEED003_SOURCE_WEIGHTS))),
-    _s("half_life_days", {}, SEED003_HALF_LIFE_DAYS, needs="dates",
-       names=(("none", {}), ("seed003", SEED003_HALF_LIFE_DAYS))),
+    _s("source_weights", {}, PRODUCTION_SOURCE_WEIGHTS, needs="sources",
+       names=(("none", {}), ("production", PRODUCTION_SOURCE_WEIGHTS))),
+    _s("half_life_days", {}, PRODUCTION_HALF_LIFE_DAYS, needs="dates",
+       names=(("none", {}), ("production", PRODUCTION_HALF_LIFE_DAYS))),
 )
 
 
@@ -511,7 +511,7 @@ def _value(row: dict) -> str:
 
 
 def format_table(result: dict) -> str:
-    """The sweep as text, shaped like seed 000's "How search is set up"."""
+    """The sweep as text, shaped like the production evaluation's "How search is set up"."""
     sw = max([7] + [len(r["setting"]) for r in result["rows"]]) + 2
     vw = max([5] + [len(_value(r)) for r in result["rows"]]) + 2
     head = (f"{'Setting':<{sw}}{'Value':<{vw}}{'nDCG@10':>8}  {'Δ vs base [95% CI]':<26}"
