@@ -68,6 +68,10 @@ def test_run_report_compare(setup, capsys):
     assert cli(["eval", "compare", str(t / "B"), str(t / "B"), "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["metrics"]
     assert {r["verdict"] for r in rows} == {"within noise"}
+    assert cli(["eval", "compare", str(t / "A"), str(t / "B"), "--by", "lang", "--json"]) == 0
+    by = json.loads(capsys.readouterr().out)["by_lang"]
+    langs = {json.loads(line)["lang"] for line in (t / "q.jsonl").read_text().splitlines() if line.strip()}
+    assert [r["metric"] for r in by] == sorted(langs) and sum(r["n"] for r in by) == N
 
 
 def test_eval_without_command_or_with_partial_run_options(setup, capsys):

@@ -76,3 +76,15 @@ def test_compare_runs_pairs_by_question_id():
     assert row.n == 3 and row.diff == 0.0 and row.verdict == "within noise"
     with pytest.raises(ValueError, match="share no question"):
         compare_runs({"x": {"m": 1}}, {"y": {"m": 1}}, ["m"])
+
+
+def test_compare_groups_tests_each_group_on_its_own_questions():
+    from chaja.eval.noise import compare_groups
+
+    # group "x": B is better on all 30 questions; group "y": identical; "z" only in A
+    a = {f"x{i}": {"m": 0.0} for i in range(30)} | {f"y{i}": {"m": i % 2} for i in range(20)} | {"z": {"m": 1.0}}
+    b = {f"x{i}": {"m": 1.0} for i in range(30)} | {f"y{i}": {"m": i % 2} for i in range(20)}
+    group_of = {q: q[0] for q in a}
+    rows = compare_groups(a, b, group_of, "m", resamples=2000)
+    assert [(r.metric, r.n, r.verdict) for r in rows] == [("x", 30, "better"), ("y", 20, "within noise")]
+    assert rows[0].diff == 1.0 and rows[1].diff == 0.0

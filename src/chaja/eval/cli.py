@@ -66,6 +66,8 @@ def add_eval_commands(subparsers: Any, open_index: Callable[[str, Any], Any]) ->
     p.add_argument("--resamples", type=int, default=10_000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    p.add_argument("--by", choices=("kind", "lang"),
+                   help="also compare nDCG@10 within each question kind (language pair) or language")
     p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("sweep", help="measure every search setting against the base, one at a time",
@@ -211,24 +213,34 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from chaja.eval.noise import compare_runs, format_comparison
+    from chaja.eval.noise import compare_groups, compare_runs, format_comparison
     from chaja.eval.report import question_metrics, read_records
     from chaja.eval.single import METRICS
 
     a, b = question_metrics(args.dir_a), question_metrics(args.dir_b)
     only = len(set(a) ^ set(b))
     rows = compare_runs(a, b, METRICS, resamples=args.resamples, seed=args.seed)
-    name_a = read_records(args.dir_a)[0].get("name") or Path(args.dir_a).name
+    meta_a, records_a = read_records(args.dir_a)
+    name_a = meta_a.get("name") or Path(args.dir_a).name
     name_b = read_records(args.dir_b)[0].get("name") or Path(args.dir_b).name
+    groups = []
+    if args.by:
+        group_of = {r["id"]: r.get(args.by) or "-" for r in records_a}
+        groups = compare_groups(a, b, group_of, "nDCG@10", resamples=args.resamples, seed=args.seed)
     if args.json:
-        print(json.dumps({"a": name_a, "b": name_b, "unpaired": only,
-                          "metrics": [r.to_dict() for r in rows]}, ensure_ascii=False, indent=2))
+        out = {"a": name_a, "b": name_b, "unpaired": only, "metrics": [r.to_dict() for r in rows]}
+        if args.by:
+            out["by_" + args.by] = [r.to_dict() for r in groups]
+        print(json.dumps(out, ensure_ascii=False, indent=2))
     else:
         print(f"A = {name_a}, B = {name_b}; diff = B - A; bootstrap and sign-flip randomization, "
               f"{args.resamples} resamples, seed {args.seed}")
         print(format_comparison(rows, name_a, name_b))
         if only:
             print(f"({only} questions answered by only one run were left out)")
+        if groups:
+            print(f"\nnDCG@10 by {args.by}:")
+            print(format_comparison(groups, name_a, name_b, label=args.by, count=True))
     return 0
 
 

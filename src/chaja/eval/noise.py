@@ -123,11 +123,28 @@ def compare_runs(a: Mapping[str, Mapping[str, float]], b: Mapping[str, Mapping[s
             for m in metrics]
 
 
-def format_comparison(rows: Sequence[Comparison], name_a: str = "A", name_b: str = "B") -> str:
-    lines = [f"{'metric':<10}{name_a[:12]:>13}{name_b[:12]:>13}{'diff':>9}   {'95% CI':<19}{'p':>8}  verdict"]
+def compare_groups(a: Mapping[str, Mapping[str, float]], b: Mapping[str, Mapping[str, float]],
+                   group_of: Mapping[str, str], metric: str, resamples: int = RESAMPLES,
+                   seed: int = SEED, alpha: float = ALPHA) -> list[Comparison]:
+    """One paired comparison of ``metric`` per group of questions (e.g. per language
+    pair), each named by its group; questions without a group are left out."""
+    groups: dict[str, list[str]] = {}
+    for q in a:
+        if q in b and q in group_of:
+            groups.setdefault(group_of[q], []).append(q)
+    return [compare_paired([a[q][metric] for q in ids], [b[q][metric] for q in ids], g, resamples, seed, alpha)
+            for g, ids in sorted(groups.items())]
+
+
+def format_comparison(rows: Sequence[Comparison], name_a: str = "A", name_b: str = "B",
+                      label: str = "metric", count: bool = False) -> str:
+    """A text table; ``count`` adds each row's number of questions (for groups)."""
+    n_col = f"{'n':>6}" if count else ""
+    lines = [f"{label:<10}{n_col}{name_a[:12]:>13}{name_b[:12]:>13}{'diff':>9}   {'95% CI':<19}{'p':>8}  verdict"]
     for r in rows:
         ci = f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}]"
-        lines.append(f"{r.metric:<10}{r.mean_a:>13.3f}{r.mean_b:>13.3f}{r.diff:>+9.3f}   {ci:<19}{r.p:>8.4f}  {r.verdict}")
-    if rows:
+        n = f"{r.n:>6}" if count else ""
+        lines.append(f"{r.metric:<10}{n}{r.mean_a:>13.3f}{r.mean_b:>13.3f}{r.diff:>+9.3f}   {ci:<19}{r.p:>8.4f}  {r.verdict}")
+    if rows and not count:
         lines.append(f"({rows[0].n} paired questions)")
     return "\n".join(lines)
