@@ -293,7 +293,8 @@ def machine(pg_dsn: str) -> dict:
         "sqlite": sqlite3.sqlite_version, "psycopg": psycopg.__version__,
         "postgresql": pg_version, "pgvector": pgv[0] if pgv else None, "postgresql_settings": settings,
         "hnsw": {"m": pgmod.HNSW_M, "ef_construction": pgmod.HNSW_EF_CONSTRUCTION,
-                 "ef_search": f"max({pgmod.HNSW_EF_SEARCH_MIN}, n) = {max(pgmod.HNSW_EF_SEARCH_MIN, N_CANDIDATES)}"},
+                 "ef_search": f"max({pgmod.HNSW_EF_SEARCH_MIN}, {pgmod.HNSW_EF_SEARCH_FACTOR}n) = "
+                              f"{max(pgmod.HNSW_EF_SEARCH_MIN, pgmod.HNSW_EF_SEARCH_FACTOR * N_CANDIDATES)}"},
         "loadavg_at_start": list(os.getloadavg()),
     }
 

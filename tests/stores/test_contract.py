@@ -298,6 +298,18 @@ def test_heading_vectors_are_their_own_field(store, build):
         store.vector(build.unit(5), 3, field="title")
 
 
+def test_chunks_of_one_section_share_its_heading_vector(store, build):
+    d, r = build.make_doc("s", "문서", ["첫 조각", "둘째 조각", "다른 절"], headings=[("설치",), ("설치",), ("사용",)])
+    r[0].heading_vector = r[1].heading_vector = build.unit(5)
+    r[2].heading_vector = build.unit(6)
+    store.put_document(d, r)
+    hits = store.vector(build.unit(5), 10, field="heading")
+    assert ids(hits) == ["s#0", "s#1", "s#2"]
+    assert hits[0].score == pytest.approx(1.0, abs=1e-5) and hits[1].score == pytest.approx(hits[0].score)
+    assert ids(store.vector(build.unit(5), 1, field="heading")) == ["s#0"]
+    assert ids(store.vector(build.unit(6), 2, field="heading")) == ["s#2", "s#0"]
+
+
 def test_heading_vector_of_wrong_dimension_is_refused(store, build):
     d, r = build.make_doc("h", "문서", ["본문"], headings=[("설치",)])
     store.put_document(d, r)

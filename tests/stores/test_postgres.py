@@ -19,7 +19,8 @@ from chaja.stores.postgres import SCHEMA_VERSION, PostgresStore  # noqa: E402
 
 @pytest.fixture
 def store(pg_dsn, pg_schema):
-    s = PostgresStore(pg_dsn, schema=pg_schema)
+    # exact_below=0: these tests exercise the HNSW path, which small stores skip
+    s = PostgresStore(pg_dsn, schema=pg_schema, exact_below=0)
     yield s
     s.close()
 
@@ -308,7 +309,8 @@ def test_open_store_picks_postgres_for_a_url(pg_dsn):
 
 def test_queries_can_use_the_indexes(store, build, pg_dsn, pg_schema):
     for i in range(30):
-        d, r = build.make_doc(f"d{i}", "문서", [f"내용 {i}"])
+        d, r = build.make_doc(f"d{i}", "문서", [f"내용 {i}"], headings=[("개요",)])
+        r[0].heading_vector = build.unit(100 + i)
         store.put_document(d, r)
     with psycopg.connect(pg_dsn, autocommit=True) as conn:
         conn.execute(f'SET search_path = "{pg_schema}", public')
@@ -317,6 +319,10 @@ def test_queries_can_use_the_indexes(store, build, pg_dsn, pg_schema):
             f"EXPLAIN SELECT id FROM \"{pg_schema}\".chunks"
             " ORDER BY embedding <=> (SELECT embedding FROM chunks LIMIT 1) LIMIT 5"))
         assert "chunks_embedding_hnsw" in plan
+        plan = "\n".join(r[0] for r in conn.execute(
+            f"EXPLAIN SELECT chunk_id FROM \"{pg_schema}\".chunk_headings WHERE lead"
+            " ORDER BY embedding <=> (SELECT embedding FROM chunks LIMIT 1) LIMIT 5"))
+        assert "chunk_headings_embedding_hnsw" in plan
         plan = "\n".join(r[0] for r in conn.execute(
             f"EXPLAIN SELECT c.chunk_id FROM (SELECT tsquery_or_all(phraseto_tsquery('simple', t)) AS query"
             f" FROM unnest(ARRAY['내용']) t) q JOIN \"{pg_schema}\".chunk_fts c ON c.tsv @@ q.query"))
@@ -499,3 +505,19 @@ def test_a_version_2_store_gains_chunk_lengths(pg_dsn, pg_schema, build):
         assert n == len(r[0].title_terms) + len(r[0].body_terms)
         after = s.keyword(bigram_terms("본문"), 5)
     assert [(h.chunk_id, pytest.approx(h.score)) for h in after] == [(h.chunk_id, h.score) for h in before]
+
+
+def test_small_tables_are_searched_exactly_and_counts_follow_writes(pg_dsn, pg_schema, build):
+    rng = np.random.default_rng(11)
+    vecs = rng.standard_normal((40, build.DIM)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    with PostgresStore(pg_dsn, schema=pg_schema, exact_below=100) as s:
+        for i in range(0, 40, 4):
+            d, r = build.make_doc(f"v{i}", "문서", [f"c{j}" for j in range(4)], vectors=list(vecs[i:i + 4]))
+            s.put_document(d, r)
+        assert s._row_count("chunks") == 40
+        q = rng.standard_normal(build.DIM).astype(np.float32)
+        order = np.argsort(-(vecs @ q), kind="stable")[:15]
+        assert [h.chunk_id for h in s.vector(q, 15)] == [f"v{i - i % 4}#{i % 4}" for i in order]
+        s.delete_document("v0")
+        assert s._row_count("chunks") == 36
