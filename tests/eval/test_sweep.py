@@ -80,6 +80,15 @@ def test_applicability():
     assert applicability(by["half_life_days"], mixed, watched, base) is None
     only_news = StoreStats(documents=1, chunks=1, by_source={"news": 1})
     assert "same weight" in applicability(by["source_weights"], only_news, watched, base)
+    assert "heading vectors" in applicability(by["heading_list"], mixed, watched, base)
+
+
+def test_watched_base_run_notices_the_heading_list(corpus_index):
+    watched = _Watched(corpus_index)
+    watched.search("tire pressure")
+    assert watched.headings   # the fixture corpus has headings, so the base run uses the list
+    by = {s.short: s for s in DEFAULT_SETTINGS}
+    assert applicability(by["heading_list"], corpus_index.store.stats(), watched, Config()) is None
 
 
 def test_sweep_on_the_corpus(corpus_index, encoder, query_memo, corpus_questions, tmp_path):

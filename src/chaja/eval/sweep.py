@@ -20,6 +20,8 @@ heading_weight                1, 1.5, 3
 reserved_keyword_share        0, 0.4
 title_path, title_slot        off, on
 chunk_cap                     0, 1, 2
+heading_list                  on, off     (only when the store keeps heading
+                                           vectors)
 language_projection,          off, on     (only when the store holds two or
 language_centering,                        more languages)
 cross_language_keyword
@@ -82,7 +84,7 @@ PRODUCTION_HALF_LIFE_DAYS = {"news": 14.0, "filing": 90.0, "financials": 180.0, 
 class Setting:
     key: str                                  # "search.rrf_k"
     values: tuple[Any, ...]
-    needs: str = ""                           # "languages" | "sources" | "dates"
+    needs: str = ""                           # "languages" | "sources" | "dates" | "headings"
     names: tuple[tuple[str, Any], ...] = ()   # labels for non-scalar values
 
     @property
@@ -111,6 +113,7 @@ DEFAULT_SETTINGS: tuple[Setting, ...] = (
     _s("title_path", False, True),
     _s("title_slot", False, True),
     _s("chunk_cap", 0, 1, 2),
+    _s("heading_list", True, False, needs="headings"),
     _s("language_projection", False, True, needs="languages"),
     _s("language_centering", False, True, needs="languages"),
     _s("cross_language_keyword", False, True, needs="languages"),
@@ -275,12 +278,14 @@ class QueryMemo:
 # ---- watching the base run -------------------------------------------------------------
 
 class _Watched:
-    """Passes searches through and notes the source, type and date of every retrieved chunk."""
+    """Passes searches through and notes the source, type and date of every retrieved
+    chunk, and whether any came with a heading-list rank."""
 
     def __init__(self, index: Any):
         self._index = index
         self.dates: dict[str, list[str]] = {}   # doc_type → dates seen
         self.sources: set[str] = set()
+        self.headings = False
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._index, name)
@@ -289,6 +294,7 @@ class _Watched:
         result = self._index.search(text, *args, **kwargs)
         for c in getattr(result, "chunks", None) or []:
             self.sources.add(c.chunk.source)
+            self.headings = self.headings or getattr(c, "heading_rank", None) is not None
             if c.chunk.date:
                 self.dates.setdefault(c.chunk.doc_type, []).append(c.chunk.date[:10])
         return result
@@ -317,6 +323,8 @@ def applicability(setting: Setting, stats: Any, watched: _Watched, base: Config)
             return f"no stored document type has a half-life (store types: {shown})"
         if not any(watched.dates.get(t) for t in keys):
             return "no chunk of a type with a half-life carried a date among the base run's results"
+    if setting.needs == "headings" and not watched.headings:
+        return "the store keeps no heading vectors (no result of the base run came from the heading list)"
     return None
 
 
