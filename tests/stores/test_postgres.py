@@ -521,3 +521,32 @@ def test_small_tables_are_searched_exactly_and_counts_follow_writes(pg_dsn, pg_s
         assert [h.chunk_id for h in s.vector(q, 15)] == [f"v{i - i % 4}#{i % 4}" for i in order]
         s.delete_document("v0")
         assert s._row_count("chunks") == 36
+
+
+def test_vectors_stay_in_the_row(pg_dsn, pg_schema, build):
+    """A long Korean chunk is written, and its vector is stored inline, not in TOAST."""
+    long_text = "자기주식을 소각하기로 결정했다 " * 80   # about 1,200 characters
+    with PostgresStore(pg_dsn, schema=pg_schema) as s:
+        d, r = build.make_doc("long", "긴 문서", [long_text], headings=[("개요",)])
+        r[0].heading_vector = build.unit(3)
+        s.put_document(d, r)
+        assert [h.chunk_id for h in s.vector(r[0].vector, 1)] == ["long#0"]
+    rows = sql(pg_dsn, "SELECT c.relname, a.attstorage FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid"
+                       " JOIN pg_namespace n ON n.oid = c.relnamespace"
+                       " WHERE n.nspname = %s AND a.attname = 'embedding' AND c.relkind = 'r'", pg_schema)
+    assert dict(rows) == {"chunks": "p", "chunk_headings": "p"}
+    ((external,),) = sql(pg_dsn, f'SELECT pg_column_size(embedding) < {build.DIM * 4} FROM "{pg_schema}".chunks')
+    assert not external   # full size: neither compressed nor a TOAST pointer
+
+
+def test_a_version_3_store_keeps_vectors_inline_from_version_4(pg_dsn, pg_schema, build):
+    with PostgresStore(pg_dsn, schema=pg_schema) as s:
+        d, r = build.make_doc("d", "문서", ["내용"])
+        s.put_document(d, r)
+    sql(pg_dsn, f'ALTER TABLE "{pg_schema}".chunks ALTER COLUMN embedding SET STORAGE EXTERNAL')
+    sql(pg_dsn, f'DELETE FROM "{pg_schema}".schema_version WHERE version >= 4')
+    with PostgresStore(pg_dsn, schema=pg_schema) as s:
+        assert s.schema_version() == SCHEMA_VERSION
+    ((storage,),) = sql(pg_dsn, f"SELECT attstorage FROM pg_attribute WHERE attrelid = '\"{pg_schema}\".chunks'::regclass"
+                                " AND attname = 'embedding'")
+    assert storage == "p"
