@@ -41,6 +41,25 @@ def sql(dsn, query, *args):
         return cur.fetchall() if cur.description is not None else []
 
 
+#: How to take a store back from each migration, to test the upgrade from older versions.
+UNDO = {
+    5: ['DROP TABLE {s}.fts_stats'],
+    4: ['ALTER TABLE {s}.chunks ALTER COLUMN embedding SET STORAGE EXTERNAL'],
+    3: ['ALTER TABLE {s}.chunk_fts DROP COLUMN n_tokens', 'DROP FUNCTION {s}.tsvector_tokens(tsvector)'],
+    2: ['DROP TABLE {s}.chunk_headings'],
+}
+
+
+def back_to_version(dsn, schema, version):
+    """Undo every migration after ``version`` (newest first), as if an older chaja wrote the store."""
+    assert set(UNDO) == set(range(2, SCHEMA_VERSION + 1)), "add the new migration's undo to UNDO"
+    for v in sorted(UNDO, reverse=True):
+        if v > version:
+            for stmt in UNDO[v]:
+                sql(dsn, stmt.format(s=f'"{schema}"'))
+    sql(dsn, f'DELETE FROM "{schema}".schema_version WHERE version > %s', version)
+
+
 # ---- ranking: positions are kept, so ts_rank_cd is never 0 ---------------------
 
 def test_rank_is_positive_and_follows_frequency_and_weight(store, build):
@@ -145,11 +164,7 @@ def test_a_version_1_store_gains_typed_indexed_heading_vectors(pg_dsn, pg_schema
     d, r = build.make_doc("d", "문서", ["내용"], headings=[("개요",)])
     old.put_document(d, r)
     old.close()
-    # back to what version 1 left: migrations 3 and 2 undone
-    sql(pg_dsn, f'ALTER TABLE "{pg_schema}".chunk_fts DROP COLUMN n_tokens')
-    sql(pg_dsn, f'DROP FUNCTION "{pg_schema}".tsvector_tokens(tsvector)')
-    sql(pg_dsn, f'DROP TABLE "{pg_schema}".chunk_headings')
-    sql(pg_dsn, f'DELETE FROM "{pg_schema}".schema_version WHERE version >= 2')
+    back_to_version(pg_dsn, pg_schema, 1)
     with PostgresStore(pg_dsn, schema=pg_schema) as s:
         assert s.schema_version() == SCHEMA_VERSION
         assert [h.chunk_id for h in s.vector(r[0].vector, 3)] == ["d#0"]
@@ -496,9 +511,7 @@ def test_a_version_2_store_gains_chunk_lengths(pg_dsn, pg_schema, build):
         d, r = build.make_doc("d", "문서 제목", ["본문 내용 본문"])
         s.put_document(d, r)
         before = s.keyword(bigram_terms("본문"), 5)
-    sql(pg_dsn, f'ALTER TABLE "{pg_schema}".chunk_fts DROP COLUMN n_tokens')
-    sql(pg_dsn, f'DROP FUNCTION "{pg_schema}".tsvector_tokens(tsvector)')
-    sql(pg_dsn, f'DELETE FROM "{pg_schema}".schema_version WHERE version >= 3')
+    back_to_version(pg_dsn, pg_schema, 2)
     with PostgresStore(pg_dsn, schema=pg_schema) as s:
         assert s.schema_version() == SCHEMA_VERSION
         ((n,),) = sql(pg_dsn, f'SELECT n_tokens FROM "{pg_schema}".chunk_fts')
@@ -543,10 +556,39 @@ def test_a_version_3_store_keeps_vectors_inline_from_version_4(pg_dsn, pg_schema
     with PostgresStore(pg_dsn, schema=pg_schema) as s:
         d, r = build.make_doc("d", "문서", ["내용"])
         s.put_document(d, r)
-    sql(pg_dsn, f'ALTER TABLE "{pg_schema}".chunks ALTER COLUMN embedding SET STORAGE EXTERNAL')
-    sql(pg_dsn, f'DELETE FROM "{pg_schema}".schema_version WHERE version >= 4')
+    back_to_version(pg_dsn, pg_schema, 3)
     with PostgresStore(pg_dsn, schema=pg_schema) as s:
         assert s.schema_version() == SCHEMA_VERSION
     ((storage,),) = sql(pg_dsn, f"SELECT attstorage FROM pg_attribute WHERE attrelid = '\"{pg_schema}\".chunks'::regclass"
                                 " AND attname = 'embedding'")
     assert storage == "p"
+
+
+def test_bm25_statistics_follow_every_write(store, build, pg_dsn, pg_schema):
+    def stats():
+        return sql(pg_dsn, f'SELECT chunks, tokens FROM "{pg_schema}".fts_stats')[0]
+
+    def actual():
+        return sql(pg_dsn, f'SELECT count(*), coalesce(sum(n_tokens), 0) FROM "{pg_schema}".chunk_fts')[0]
+
+    assert stats() == (0, 0)
+    d, r = build.make_doc("a", "제목", ["본문 하나", "본문 둘 셋"])
+    store.put_document(d, r)
+    store.put_document(*build.make_doc("b", "다른 제목", ["짧은 글"]))
+    assert stats() == actual() and stats()[0] == 3
+    store.put_document(*build.make_doc("a", "제목", ["바뀐 본문 하나만"]))   # replace: 2 chunks → 1
+    assert stats() == actual() and stats()[0] == 2
+    store.delete_document("b")
+    assert stats() == actual() and stats()[0] == 1
+
+
+def test_a_version_4_store_gains_bm25_statistics(pg_dsn, pg_schema, build):
+    with PostgresStore(pg_dsn, schema=pg_schema) as s:
+        s.put_document(*build.make_doc("d", "문서", ["내용 내용", "둘째"]))
+        before = s.keyword(bigram_terms("내용"), 5)
+    back_to_version(pg_dsn, pg_schema, 4)
+    with PostgresStore(pg_dsn, schema=pg_schema) as s:
+        assert s.schema_version() == SCHEMA_VERSION
+        assert sql(pg_dsn, f'SELECT chunks FROM "{pg_schema}".fts_stats')[0][0] == 2
+        after = s.keyword(bigram_terms("내용"), 5)
+    assert [(h.chunk_id, pytest.approx(h.score)) for h in after] == [(h.chunk_id, h.score) for h in before]

@@ -179,6 +179,17 @@ MIGRATIONS: list[tuple[int, str, list[str]]] = [
              END IF;
            END $$""",
     ]),
+    (5, "BM25 statistics kept on write", [
+        # N and the total length of all chunks, for idf and avgdl: adjusted in each
+        # document's transaction, so a query no longer scans chunk_fts for them
+        # (at 100k chunks that scan was 67 of a keyword query's 82 ms).
+        """CREATE TABLE {s}.fts_stats (
+            one boolean PRIMARY KEY DEFAULT true CHECK (one),
+            chunks bigint NOT NULL,
+            tokens bigint NOT NULL
+        )""",
+        "INSERT INTO {s}.fts_stats (chunks, tokens) SELECT count(*), coalesce(sum(n_tokens), 0) FROM {s}.chunk_fts",
+    ]),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
@@ -580,6 +591,7 @@ class PostgresStore:
             conn = self.conn
             with conn.transaction():
                 # Remove the old version first: a failure below rolls this back too.
+                self._count_fts(doc.id, -1)
                 conn.execute(self._q("DELETE FROM {s}.documents WHERE id = %s"), (_clean(doc.id),))
                 if dim is not None and self._dim != dim:
                     self._fix_dim(dim)  # first write, or raises on a mismatch
@@ -604,6 +616,7 @@ class PostgresStore:
                         )
                     # The tsvectors are computed in the database from the stored terms.
                     conn.execute(self._q(_FTS_INSERT), (_clean(doc.id),))
+                    self._count_fts(doc.id, +1)
                 if headings:
                     with conn.cursor() as cur:
                         cur.executemany(self._q(
@@ -616,6 +629,14 @@ class PostgresStore:
         except StoreError:
             self._dim = self._stored_dim_safe()
             raise
+
+    def _count_fts(self, doc_id: str, sign: int) -> None:
+        """Add (+1) or remove (−1) a stored document's chunks and tokens in fts_stats."""
+        self.conn.execute(self._q(
+            "UPDATE {s}.fts_stats SET chunks = chunks + %(sign)s * d.n, tokens = tokens + %(sign)s * d.t"
+            " FROM (SELECT count(*) AS n, coalesce(sum(f.n_tokens), 0) AS t FROM {s}.chunk_fts AS f"
+            "       JOIN {s}.chunks AS c ON c.id = f.chunk_id WHERE c.doc_id = %(doc)s) AS d"),
+            {"sign": int(sign), "doc": _clean(doc_id)})
 
     def _stored_dim_safe(self) -> int | None:
         try:
@@ -639,6 +660,7 @@ class PostgresStore:
         self._row_counts.clear()
         def delete() -> bool:
             with self.conn.transaction():
+                self._count_fts(doc_id, -1)
                 cur = self.conn.execute(self._q("DELETE FROM {s}.documents WHERE id = %s"), (_clean(doc_id),))
                 return cur.rowcount > 0
 
@@ -687,8 +709,9 @@ class PostgresStore:
         query = self._q(
             "WITH q AS (SELECT DISTINCT phraseto_tsquery('" + _TEXT_CONFIG + "'::regconfig, t) AS tq"
             "           FROM unnest(%(terms)s::text[]) AS t),"
-            " total AS (SELECT count(*)::float8 AS n, greatest(avg(n_tokens), 1)::float8 AS avgdl"
-            "           FROM {s}.chunk_fts),"
+            # LIMIT 1 tells the planner it is one row (it cannot know the table holds one)
+            " total AS (SELECT chunks::float8 AS n, greatest(tokens::float8 / greatest(chunks, 1), 1) AS avgdl"
+            "           FROM {s}.fts_stats LIMIT 1),"
             " w AS (SELECT q.tq, greatest(ln((total.n - d.df + 0.5) / (d.df + 0.5)), 1e-6) AS idf"
             "       FROM q CROSS JOIN total CROSS JOIN LATERAL"
             "       (SELECT count(*)::float8 AS df FROM {s}.chunk_fts AS g WHERE g." + column + " @@ q.tq) AS d"
