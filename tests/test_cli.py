@@ -34,7 +34,15 @@ def test_search_json_schema(store, capsys):
     assert set(data) >= {"query", "terms", "keyword_used", "top_k", "results"}
     first = data["results"][0]
     assert first["doc_id"] == "manuals/router" and first["rank"] == 1
-    assert set(first) >= {"title", "score", "chunk_id", "heading", "snippet", "keyword_rank", "vector_rank"}
+    assert set(first) >= {"title", "score", "chunk_id", "heading", "snippet", "keyword_rank", "vector_rank",
+                          "heading_rank", "heading_score"}
+    # the best chunk sits under the heading "Wireless password", so it is in the heading list
+    assert first["heading_rank"] is not None and 0 < first["heading_score"] <= 1
+
+
+def test_search_text_names_the_heading_rank(store, capsys):
+    assert main(["search", "tire pressure", "--store", str(store)]) == 0
+    assert "heading #" in capsys.readouterr().out
 
 
 def test_search_errors_are_clear(store, capsys):
