@@ -3,10 +3,10 @@
 1. keyword list: BM25 over analysed query terms (title and heading weighted);
 2. vector list: cosine of the query vector against chunk vectors;
    heading list (``heading_list``, when the store keeps heading vectors): cosine
-   against the vectors of the chunks' own headings. A heading is short and says
-   what its section is about, and a translated heading lands near the original
-   where a whole chunk does not; this is the list that finds a page across
-   languages (docs/crosslingual.md);
+   against the vectors of the chunks' section names (title > heading path). A
+   section name is short and says what its section is about, and a translated
+   one lands near the original where a whole chunk does not; this is the list
+   that finds a page across languages (docs/crosslingual.md);
 3. optional title list: BM25 over titles alone;
 4. the keyword gate may remove the keyword list (see :mod:`chaja.search.gate`);
 5. RRF with k = ``rrf_k`` fuses the lists (:mod:`chaja.search.fusion`);
