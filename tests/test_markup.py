@@ -1,4 +1,4 @@
-from chaja.markup import clean_inline, html_sections, markdown_sections, split_front_matter
+from chaja.markup import clean_inline, fenced, html_sections, markdown_sections, split_front_matter
 
 
 def test_front_matter():
@@ -31,3 +31,9 @@ def test_html_sections_drop_scripts():
     title, sections = html_sections("<title>T</title><h1>Top</h1><p>x</p><script>bad()</script><h2>Sub</h2><p>y</p>")
     assert title == "T"
     assert [(s.heading_path, s.text) for s in sections] == [(("Top",), "x"), (("Top", "Sub"), "y")]
+
+
+def test_fenced_closes_on_the_same_marker_at_least_as_long():
+    lines = ["a", "````md", "```js", "# code", "```", "~~~", "````", "b", "~~~", "x", "```", "~~~"]
+    assert [p for _, p in fenced(lines)] == [
+        "text", "fence", "code", "code", "code", "code", "fence", "text", "fence", "code", "code", "fence"]

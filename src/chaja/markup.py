@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterable, Iterator
 from html.parser import HTMLParser
 
 from chaja.documents import Section
 
 FENCE = re.compile(r"^\s*(```+|~~~+)")   # a code fence opening or closing
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")   # level marks, text (closing #s dropped)
 _JSX_COMMENT = re.compile(r"\{/\*.*?\*/\}", re.S)
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
 _TAG = re.compile(r"</?[A-Za-z][\w.:-]*(?:\s+(?:[^<>\"'{}]|\"[^\"]*\"|'[^']*'|\{[^{}]*\})*)?\s*/?>")
@@ -56,6 +57,24 @@ def prose(body: str) -> str:
     return _INLINE_CODE.sub(" ", _FENCED_BLOCK.sub(" ", body))
 
 
+def fenced(lines: Iterable[str]) -> Iterator[tuple[str, str]]:
+    """Each line with its place: ``"code"`` inside a fenced block, ``"fence"`` for an
+    opening or closing marker, ``"text"`` otherwise. A fence closes on a marker of
+    the same character at least as long as the one that opened it (CommonMark)."""
+    fence: str | None = None
+    for line in lines:
+        m = FENCE.match(line)
+        if fence is None:
+            if m:
+                fence = m.group(1)
+            yield line, "fence" if m else "text"
+        elif m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+            fence = None
+            yield line, "fence"
+        else:
+            yield line, "code"
+
+
 def clean_inline(line: str) -> str:
     """Strip markup from one line of Markdown/MDX prose."""
     line = _JSX_COMMENT.sub("", line)
@@ -75,7 +94,6 @@ def markdown_sections(body: str) -> tuple[str | None, list[Section]]:
     path: list[tuple[int, str]] = []
     buf: list[str] = []
     h1: str | None = None
-    fence: str | None = None
 
     def flush() -> None:
         text = "\n".join(buf).strip()
@@ -84,18 +102,12 @@ def markdown_sections(body: str) -> tuple[str | None, list[Section]]:
             sections.append(Section(tuple(h for _, h in path), text))
         buf.clear()
 
-    for raw in body.split("\n"):
-        m = FENCE.match(raw)
-        if fence is not None:
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
-                fence = None
-            else:
-                buf.append(raw.rstrip())
+    for raw, place in fenced(body.split("\n")):
+        if place == "code":
+            buf.append(raw.rstrip())
+        if place != "text":
             continue
-        if m:
-            fence = m.group(1)
-            continue
-        h = _HEADING.match(raw)
+        h = HEADING.match(raw)
         if h:
             flush()
             level, title = len(h.group(1)), clean_inline(h.group(2))

@@ -13,9 +13,8 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from chaja.markup import FENCE, split_front_matter
+from chaja.markup import HEADING, fenced, split_front_matter
 
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$")
 _ANCHOR = re.compile(r"\s*\{/\*(.*?)\*/\}\s*$")
 _CODE = re.compile(r"(`+)(.+?)\1")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
@@ -55,19 +54,8 @@ def heading_key(plain: str) -> str:
 
 def markdown_headings(text: str) -> list[Heading]:
     headings: list[Heading] = []
-    fence: str | None = None
-    for line in split_front_matter(text)[1].split("\n"):
-        m = FENCE.match(line)
-        if m:
-            marker = m.group(1)
-            if fence is None:
-                fence = marker
-            elif line.strip().startswith(fence[0] * len(fence)):
-                fence = None
-            continue
-        if fence is not None:
-            continue
-        m = _HEADING.match(line)
+    for line, place in fenced(split_front_matter(text)[1].split("\n")):
+        m = HEADING.match(line) if place == "text" else None
         if m:
             anchor = _ANCHOR.search(m.group(2))
             plain = plain_heading(m.group(2))
