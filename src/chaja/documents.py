@@ -75,19 +75,21 @@ class Chunk:
     def heading(self) -> str:
         return " > ".join(self.heading_path)
 
+    @property
+    def section_name(self) -> str:
+        """Title and heading path, ``useState > Parameters``."""
+        return " > ".join(p for p in (self.title, *self.heading_path) if p)
+
     def passage_text(self) -> str:
-        """What the encoder sees: title, heading path and body, one per line."""
-        head = " > ".join(p for p in (self.title, *self.heading_path) if p)
+        """What the encoder sees: the section name and the body, one per line."""
+        head = self.section_name
         return f"{head}\n{self.text}" if head else self.text
 
     def heading_passage(self) -> str | None:
-        """What the heading vector encodes: the section's name in its document, title
-        and heading path (``useState > Parameters``), the first line of
-        :meth:`passage_text`; None for a chunk before the first heading, which gets
-        no heading vector (a title alone is the same for every such chunk)."""
-        if not any(h.strip() for h in self.heading_path):
-            return None
-        return " > ".join(p for p in (self.title, *self.heading_path) if p)
+        """What the heading vector encodes: the section name alone; None for a chunk
+        before the first heading, which gets no heading vector (a title alone is the
+        same for every such chunk)."""
+        return self.section_name if any(h.strip() for h in self.heading_path) else None
 
 
 @dataclass

@@ -98,6 +98,10 @@ def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], an
     pending: list[tuple[Document, list]] = []
     passages: list[str] = []
 
+    def heading_vectors_of(chunks: list) -> dict:
+        texts = sorted({h for c in chunks if (h := c.heading_passage())})
+        return dict(zip(texts, encoder.encode_passages(texts))) if texts else {}
+
     def flush() -> None:
         if not pending:
             return
@@ -105,7 +109,7 @@ def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], an
         vectors = encoder.encode_passages(passages)
         headings = heading_vectors_of([c for _, parts in pending for c, *_ in parts]) if heading_vectors else {}
         state.encode_seconds += time.perf_counter() - t0
-        state.passages_encoded += len(passages)
+        state.passages_encoded += len(passages) + len(headings)   # the rate counts section names too
         at = 0
         for doc, parts in pending:
             records = [ChunkRecord(c, tt, ht, bt, vectors[at + i], headings.get(c.heading_passage()))
@@ -123,10 +127,6 @@ def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], an
         passages.clear()
         if progress:
             progress(state)
-
-    def heading_vectors_of(chunks: list) -> dict:
-        texts = sorted({h for c in chunks if (h := c.heading_passage())})
-        return dict(zip(texts, encoder.encode_passages(texts))) if texts else {}
 
     for doc in todo:
         parts, texts = records_for(doc, analyzer, max_chars)
