@@ -193,9 +193,9 @@ MIGRATIONS: list[tuple[int, str, list[str]]] = [
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
-#: The tables that hold vectors, by the ``field`` a vector search names: table,
-#: id column, and the condition for rows the HNSW index holds.
-_VECTOR_TABLES = {"chunk": ("chunks", "id", "TRUE"), "heading": ("chunk_headings", "chunk_id", "lead")}
+#: The table behind each vector ``field``, and which of its rows its HNSW index
+#: holds (None: all; heading vectors: one lead row per section).
+_VECTOR_TABLES = {"chunk": ("chunks", None), "heading": ("chunk_headings", "lead")}
 
 # Title terms weigh A, heading terms B, body terms D (ts_rank_cd's weights array
 # is ordered {D, C, B, A}). to_tsvector keeps positions, which ts_rank_cd needs.
@@ -501,12 +501,12 @@ class PostgresStore:
 
     def _create_vector_index(self) -> None:
         if self._dim is not None and self._dim <= HNSW_MAX_DIM:
-            for table, _, indexed in _VECTOR_TABLES.values():
+            for table, indexed in _VECTOR_TABLES.values():
                 self._conn.execute(self._q(
                     f"CREATE INDEX IF NOT EXISTS {table}_embedding_hnsw ON {{s}}.{table}"
                     " USING hnsw (embedding vector_cosine_ops)"
                     f" WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION})"
-                    + ("" if indexed == "TRUE" else f" WHERE {indexed}")
+                    + (f" WHERE {indexed}" if indexed else "")
                 ))
 
     @contextlib.contextmanager
@@ -749,12 +749,13 @@ class PostgresStore:
             return []
         if field not in _VECTOR_TABLES:
             raise StoreError(f"vector field must be 'chunk' or 'heading', not {field!r}")
-        table, key, indexed = _VECTOR_TABLES[field]
+        table, indexed = _VECTOR_TABLES[field]
         n = int(n)
-        where = f"WHERE {indexed}" + (" AND lang = %(lang)s" if lang else "")
+        conditions = [c for c in (indexed, "lang = %(lang)s" if lang else None) if c]
+        where = "WHERE " + " AND ".join(conditions) if conditions else ""
         if field == "chunk":
             inner = (
-                f"SELECT {key} AS id, seq, embedding <=> %(q)b AS dist FROM {{s}}.{table} " + where +
+                "SELECT id, seq, embedding <=> %(q)b AS dist FROM {s}.chunks " + where +
                 " ORDER BY embedding <=> %(q)b LIMIT %(n)s"
             )
             stmt = self._q("SELECT id, 1 - dist FROM (" + inner + ") AS best ORDER BY dist, seq")
