@@ -10,7 +10,7 @@ from chaja.eval.cli import main, parse_variant
 from chaja.eval.noise import compare_runs
 from chaja.eval.report import question_metrics, read_records, report
 from chaja.eval.runner import evaluate
-from chaja.eval.sweep import (DEFAULT_SETTINGS, SWEEP_METRICS, QueryMemo, Setting, _Watched, applicability,
+from chaja.eval.sweep import (DEFAULT_SETTINGS, SWEEP_METRICS, Setting, _Watched, applicability,
                               format_table, grid_cells, select_settings, sweep)
 from chaja.index import Index
 
