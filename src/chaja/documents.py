@@ -91,11 +91,18 @@ class Chunk:
         same for every such chunk)."""
         return self.section_name if any(h.strip() for h in self.heading_path) else None
 
+    def aligned_name(self) -> str | None:
+        """What the aligned section-name vector encodes: the section name, which is the
+        title alone for a chunk before any heading; None when there is neither."""
+        return self.section_name.strip() or None
+
 
 @dataclass
 class ChunkRecord:
     """A chunk ready to store: its analysed terms per field, its vector and, when
-    it has a heading and the index keeps heading vectors, its heading's vector."""
+    it has a heading and the index keeps heading vectors, its heading's vector; with
+    an aligned encoder (:mod:`chaja.encoders.aligned`), that encoder's vectors of the
+    passage and of its section name."""
 
     chunk: Chunk
     title_terms: list[str]
@@ -103,6 +110,8 @@ class ChunkRecord:
     body_terms: list[str]
     vector: "np.ndarray"
     heading_vector: "np.ndarray | None" = None
+    aligned_vector: "np.ndarray | None" = None          # the aligned encoder's vector of the passage
+    aligned_heading_vector: "np.ndarray | None" = None  # ... and of the section name (or title)
 
 
 @dataclass(frozen=True)

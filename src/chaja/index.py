@@ -21,15 +21,17 @@ from chaja.analysis import get_analyzer
 from chaja.config import Config
 from chaja.documents import Document
 from chaja.encoders import Encoder, get_encoder
+from chaja.encoders.aligned import UseM3Encoder, get_aligned_encoder
 from chaja.encoders.base import model_of
 from chaja.ingest import IndexReport, Progress, index_documents
 from chaja.loaders import LoadReport, load_paths
+from chaja.search import background
 from chaja.search.languages import META_KEY, encode_means
 from chaja.search.results import SearchResult
 from chaja.search.searcher import Searcher
 from chaja.stores import Store, StoreError, open_store
 
-_INDEX_KEYS = ("analyzer", "chunk_chars", "heading_vectors")
+_INDEX_KEYS = ("analyzer", "chunk_chars", "heading_vectors", "aligned_vectors")
 
 
 class Index:
@@ -41,6 +43,7 @@ class Index:
             if value is not None:
                 self.config.set(f"index.{key}", value)
         self._encoder = encoder
+        self._aligned: object | None = None
         self._searcher: Searcher | None = None
         self.analyzer = get_analyzer(self.config.index.analyzer)
 
@@ -62,6 +65,20 @@ class Index:
         return self._encoder
 
     @property
+    def aligned_encoder(self) -> Encoder | None:
+        """The aligned encoder (:mod:`chaja.encoders.aligned`): the one the store was indexed
+        with; for a new store, the configured one when ``index.aligned_vectors`` is on."""
+        if self._aligned is None:
+            stored = self.store.get_meta("aligned_encoder")
+            if stored is not None and stored != UseM3Encoder.name:
+                raise StoreError(f"this store was indexed with the aligned encoder {stored!r}, which this chaja lacks")
+            if stored is not None:
+                self._aligned = get_aligned_encoder("use-m3", self.config.encoder.threads)
+            elif self.store.get_meta("encoder") is None and self.config.index.aligned_vectors:
+                self._aligned = get_aligned_encoder(self.config.encoder.aligned, self.config.encoder.threads)
+        return self._aligned
+
+    @property
     def encoder_name(self) -> str:
         return self.store.get_meta("encoder") or self.encoder.name
 
@@ -76,16 +93,19 @@ class Index:
     def add_documents(self, docs: Iterable[Document], *, prune: bool = False,
                       progress: Callable[[Progress], None] | None = None) -> IndexReport:
         enc = self.encoder
-        self._record_settings(enc)
+        aligned = self.aligned_encoder
+        self._record_settings(enc, aligned)
         report = index_documents(self.store, enc, docs, self.analyzer, max_chars=self.config.index.chunk_chars,
                                  batch_chunks=max(self.config.encoder.batch_size, 1) * 4, prune=prune,
-                                 heading_vectors=self.config.index.heading_vectors, progress=progress)
+                                 heading_vectors=self.config.index.heading_vectors, aligned_encoder=aligned,
+                                 progress=progress)
         if report.added or report.changed or report.removed or self.store.get_meta(META_KEY) is None:
             self.store.set_meta(META_KEY, encode_means(self.store.language_means()))
+            self.store.set_meta(background.META_KEY, background.encode(background.of_store(self.store)))
         self._searcher = None
         return report
 
-    def _record_settings(self, enc: Encoder) -> None:
+    def _record_settings(self, enc: Encoder, aligned: Encoder | None = None) -> None:
         for key in _INDEX_KEYS:
             value = str(getattr(self.config.index, key))
             stored = self.store.get_meta(f"index.{key}")
@@ -93,6 +113,8 @@ class Index:
                 self.store.set_meta(f"index.{key}", value)
         if self.store.get_meta("encoder") is None:
             self.store.set_meta("encoder", enc.name)
+            if aligned is not None:
+                self.store.set_meta("aligned_encoder", aligned.name)
 
     def delete(self, doc_id: str) -> bool:
         self._searcher = None
@@ -104,7 +126,8 @@ class Index:
         statistics) and rebuilt after writes; it reads ``config.search`` live."""
         if self._searcher is None or self._searcher.cfg is not self.config.search:
             enc = self.encoder if self.store.get_meta("encoder") else None
-            self._searcher = Searcher(self.store, enc, self.config.search, self.analyzer)
+            aligned = self.aligned_encoder if enc is not None else None
+            self._searcher = Searcher(self.store, enc, self.config.search, self.analyzer, aligned)
         return self._searcher
 
     def search(self, text: str, top_k: int | None = None) -> SearchResult:
@@ -115,7 +138,7 @@ class Index:
         h = hashlib.sha256()
         for doc_id, fp in sorted(self.store.fingerprints().items()):
             h.update(f"{doc_id}\x00{fp}\x00".encode())
-        for key in ("encoder", *(f"index.{k}" for k in _INDEX_KEYS)):
+        for key in ("encoder", "aligned_encoder", *(f"index.{k}" for k in _INDEX_KEYS)):
             value = self.store.get_meta(key)
             if value is not None:   # settings a store predates leave its fingerprint alone
                 h.update(f"{key}={value}\x00".encode())

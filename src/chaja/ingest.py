@@ -10,7 +10,9 @@ half-written document.
 With ``heading_vectors`` each chunk that has a heading also gets the vector of
 its section's name alone (title and heading path, encoded as a passage;
 identical names in a batch are encoded once), for the heading list of
-:mod:`chaja.search.searcher`.
+:mod:`chaja.search.searcher`. With an ``aligned_encoder`` every chunk also gets
+that encoder's vector of its passage and of its section name (the title alone
+before the first heading), for the aligned lists.
 """
 from __future__ import annotations
 
@@ -73,7 +75,7 @@ def records_for(doc: Document, analyzer: Analyzer, max_chars: int) -> tuple[list
 
 def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], analyzer: Analyzer,
                     *, max_chars: int = 1200, batch_chunks: int = 64, prune: bool = False,
-                    heading_vectors: bool = False,
+                    heading_vectors: bool = False, aligned_encoder: Encoder | None = None,
                     progress: Callable[[Progress], None] | None = None) -> IndexReport:
     start = time.perf_counter()
     report = IndexReport()
@@ -107,12 +109,20 @@ def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], an
             return
         t0 = time.perf_counter()
         vectors = encoder.encode_passages(passages)
-        headings = heading_vectors_of([c for _, parts in pending for c, *_ in parts]) if heading_vectors else {}
+        chunks = [c for _, parts in pending for c, *_ in parts]
+        headings = heading_vectors_of(chunks) if heading_vectors else {}
+        aligned, names = None, {}
+        if aligned_encoder is not None:
+            aligned = aligned_encoder.encode_passages(passages)
+            texts = sorted({n for c in chunks if (n := c.aligned_name())})
+            names = dict(zip(texts, aligned_encoder.encode_passages(texts))) if texts else {}
         state.encode_seconds += time.perf_counter() - t0
-        state.passages_encoded += len(passages) + len(headings)   # the rate counts section names too
+        # the rate counts section names and aligned passages too
+        state.passages_encoded += len(passages) + len(headings) + (len(passages) + len(names) if aligned is not None else 0)
         at = 0
         for doc, parts in pending:
-            records = [ChunkRecord(c, tt, ht, bt, vectors[at + i], headings.get(c.heading_passage()))
+            records = [ChunkRecord(c, tt, ht, bt, vectors[at + i], headings.get(c.heading_passage()),
+                                   None if aligned is None else aligned[at + i], names.get(c.aligned_name() or ""))
                        for i, (c, tt, ht, bt) in enumerate(parts)]
             at += len(parts)
             store.put_document(doc, records)

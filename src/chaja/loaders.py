@@ -2,7 +2,9 @@
 
 Markdown/MDX (front matter ``title:``, ``lang``, ``source``, ``doc_type``/``type``,
 ``date``), plain text, HTML and JSON Lines (one document a line: ``id, title, text,
-lang, source, doc_type, date``). A file's document id is its path relative to the
+lang, source, doc_type, date``; ``text`` is plain text, read as Markdown only when
+the record says ``"format": "markdown"``, so a hashtag line such as ``# 비용절감``
+stays text). A file's document id is its path relative to the
 folder given, without extension (``learn__rendering-lists.md`` →
 ``learn__rendering-lists``; ``guide/intro.md`` → ``guide/intro``).
 
@@ -27,6 +29,7 @@ TEXT = {".txt", ".text"}
 HTML = {".html", ".htm"}
 JSONL = {".jsonl", ".ndjson"}
 SUPPORTED = MARKDOWN | TEXT | HTML | JSONL
+MARKUP_FORMATS = {"text": False, "plain": False, "markdown": True, "md": True}   # JSONL 'format' → Markdown?
 
 
 @dataclass
@@ -82,8 +85,12 @@ def load_text(path: Path, doc_id: str, report: LoadReport) -> Document:
         title, text = first, text[len(first):]
     else:
         title = path.stem
-    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", text) if p.strip()]
-    return Document(id=doc_id, title=title, sections=[Section((), p) for p in paragraphs], path=str(path))
+    return Document(id=doc_id, title=title, sections=text_sections(text), path=str(path))
+
+
+def text_sections(text: str) -> list[Section]:
+    """Plain text → one heading-less section per paragraph (blank lines separate them)."""
+    return [Section((), p.strip()) for p in re.split(r"\n\s*\n", text) if p.strip()]
 
 
 def load_html(path: Path, doc_id: str, report: LoadReport) -> Document:
@@ -92,13 +99,16 @@ def load_html(path: Path, doc_id: str, report: LoadReport) -> Document:
 
 
 def document_from_record(rec: dict, default_id: str) -> Document:
-    """One JSON object → Document. ``text`` may hold Markdown headings."""
+    """One JSON object → Document. ``text`` is plain text unless ``format`` is ``"markdown"``."""
     if not isinstance(rec, dict):
         raise ValueError("a line must be a JSON object")
     text = rec.get("text")
     if not isinstance(text, str):
         raise ValueError("missing string field 'text'")
-    _, sections = markdown_sections(text)
+    fmt = str(rec.get("format") or "text").lower()
+    if fmt not in MARKUP_FORMATS:
+        raise ValueError(f"'format' must be one of {', '.join(sorted(MARKUP_FORMATS))}, not {fmt!r}")
+    sections = markdown_sections(text)[1] if MARKUP_FORMATS[fmt] else text_sections(text)
     return Document(
         id=str(rec.get("id") or default_id), title=str(rec.get("title") or ""), sections=sections,
         lang=str(rec.get("lang") or ""), source=str(rec.get("source") or ""),

@@ -53,6 +53,7 @@ def test_cross_language_settings_run_end_to_end(corpus_index):
     searcher._basis = language_basis(searcher._means)
     cfg.language_projection = cfg.language_centering = cfg.cross_language_keyword = True
     cfg.cross_language_vector = True
+    cfg.fusion = "convex"   # convex and RRF fusion score the extra lists; calibrated fusion takes their candidates
     res = searcher.search("espresso 머신 청소 방법")
     assert res.documents[0].doc_id == "manuals/espresso-machine"
     plain = corpus_index.search("espresso 머신 청소 방법")

@@ -21,12 +21,22 @@ def test_same_language_questions_find_their_document(corpus_index, query, doc):
     assert top_doc(corpus_index, query) == doc
 
 
-def test_result_explains_its_ranking_rrf(corpus_index):
-    corpus_index.config.search.fusion = "rrf"
-    try:
-        res = corpus_index.search("자기주식 소각")
-    finally:
-        corpus_index.config.search.fusion = "convex"
+@pytest.fixture
+def fusion(corpus_index):
+    """Set search.fusion on the shared index for one test (the aligned lists off, so the
+    formula names the lists it sums), then put everything back."""
+    cfg = corpus_index.config.search
+    before = (cfg.fusion, cfg.aligned_list, cfg.aligned_heading_list)
+
+    def use(name):
+        cfg.fusion, cfg.aligned_list, cfg.aligned_heading_list = name, False, False
+    yield use
+    cfg.fusion, cfg.aligned_list, cfg.aligned_heading_list = before
+
+
+def test_result_explains_its_ranking_rrf(corpus_index, fusion):
+    fusion("rrf")
+    res = corpus_index.search("자기주식 소각")
     assert res.keyword_used
     best = res.documents[0].best
     assert best.keyword_rank is not None and best.vector_rank is not None
@@ -34,8 +44,9 @@ def test_result_explains_its_ranking_rrf(corpus_index):
     assert best.score == pytest.approx(1 / (20 + best.keyword_rank) + 1 / (20 + best.vector_rank) + heading)
 
 
-def test_convex_score_is_the_sum_of_normalised_path_scores(corpus_index):
+def test_convex_score_is_the_sum_of_normalised_path_scores(corpus_index, fusion):
     from chaja.search.fusion import minmax
+    fusion("convex")
     q = "자기주식 소각"
     res = corpus_index.search(q)
     s = corpus_index.searcher()
@@ -50,8 +61,9 @@ def test_convex_score_is_the_sum_of_normalised_path_scores(corpus_index):
     assert len(res.chunks) <= 10
 
 
-def test_gate_removes_keyword_list_of_stray_matches(corpus_index):
-    # only "the" (and nothing else) can match by keyword: far below half the terms
+def test_gate_removes_keyword_list_of_stray_matches(corpus_index, fusion):
+    # none of the content words matches by keyword ("the" is a function word, not a term)
+    fusion("convex")
     res = corpus_index.search("the quixotic zeppelin flabbergasted")
     assert not res.keyword_used
     from chaja.search.fusion import minmax
@@ -239,3 +251,35 @@ def test_index_without_heading_vectors_has_no_heading_list(tmp_path, encoder, co
     # the setting is the store's: reopening with the default config keeps it off
     with chaja.open(tmp_path / "s.chaja", encoder=encoder) as idx:
         assert idx.config.index.heading_vectors is False
+
+
+def test_calibrated_score_is_recomputed_from_the_store(corpus_index):
+    """The default fusion: background z-scores of every candidate in every weighted field,
+    a missing heading filled from the chunk, plus the shared keyword evidence."""
+    from chaja.search import background
+    from chaja.search.calibrated import keyword_values
+    assert corpus_index.config.search.fusion == "calibrated"
+    q = "자기주식 소각"
+    res = corpus_index.search(q)
+    s = corpus_index.searcher()
+    cfg = corpus_index.config.search
+    assert res.lists == ["vector", "heading", "keyword", "aligned", "aligned_heading"]
+    qv, qa = s.query_vector(q), s.aligned.encode_queries([q])[0]
+    w = cfg.calibrated_weights
+    ids = [c.chunk.id for c in res.chunks]
+    z = {}
+    for field, vec in (("chunk", qv), ("heading", qv), ("aligned", qa), ("aligned_heading", qa)):
+        mu, sigma = background.moments(s.background[field], vec)
+        z[field] = {c: (x - mu) / sigma for c, x in s.store.vector_scores(vec, ids, field=field).items()}
+    kw = s.keyword_list(res.terms, cfg.candidates)
+    found = s.store.chunk_terms([h.chunk_id for h in kw])
+    shares = {c: len(set(res.terms) & t) / len(set(res.terms)) for c, t in found.items()}
+    kv = keyword_values(kw, shares)
+    g = res.signals["keyword_share"]
+    for c in res.chunks:
+        cid = c.chunk.id
+        expect = w["vector"] * z["chunk"][cid] + w["heading"] * z["heading"].get(cid, z["chunk"][cid]) \
+            + w["aligned"] * z["aligned"][cid] + w["aligned_heading"] * z["aligned_heading"].get(cid, z["aligned"][cid]) \
+            + w["keyword"] * g * kv.get(cid, 0.0)
+        assert c.score == pytest.approx(expect, abs=1e-4)
+    assert [c.score for c in res.chunks] == sorted((c.score for c in res.chunks), reverse=True)

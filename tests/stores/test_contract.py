@@ -298,6 +298,51 @@ def test_heading_vectors_are_their_own_field(store, build):
         store.vector(build.unit(5), 3, field="title")
 
 
+def test_aligned_vectors_are_fields_of_their_own_dimension(store, build):
+    d, r = build.make_doc("a", "문서", ["하나", "둘", "셋"], headings=[(), ("설치",), ("설치", "요구 사항")])
+    wide = lambda i: np.eye(12, dtype=np.float32)[i]   # noqa: E731 - the aligned encoder's own dimension
+    for i, rec in enumerate(r):
+        rec.aligned_vector = wide(i)
+    r[1].aligned_heading_vector, r[2].aligned_heading_vector = wide(5), wide(6)
+    store.put_document(d, r)
+    assert ids(store.vector(wide(2), 1, field="aligned")) == ["a#2"]
+    assert store.vector(wide(2), 1, field="aligned")[0].score == pytest.approx(1.0, abs=1e-5)
+    assert len(store.vector(wide(2), 10, field="aligned")) == 3
+    assert ids(store.vector(wide(6), 10, field="aligned_heading")) == ["a#2", "a#1"]
+    assert store.vector(wide(2), 10, field="aligned", lang="en") == []
+    assert ids(store.vector(build.unit(0), 10)) != []          # the chunk vectors are untouched
+    with pytest.raises(StoreError):
+        store.vector(build.unit(0), 3, field="aligned")        # wrong dimension for that field
+    store.delete_document("a")
+    assert store.vector(wide(2), 10, field="aligned") == []
+
+
+def test_vector_scores_of_given_chunks(store, build):
+    d, r = build.make_doc("s", "문서", ["하나", "둘", "셋"], headings=[(), ("설치",), ("설치",)])
+    r[1].heading_vector = build.unit(3)
+    store.put_document(d, r)
+    q = build.unit(3)
+    chunk = store.vector_scores(q, ["s#0", "s#1", "s#2", "missing"])
+    assert set(chunk) == {"s#0", "s#1", "s#2"}
+    full = {h.chunk_id: h.score for h in store.vector(q, 10)}
+    for cid, score in chunk.items():
+        assert score == pytest.approx(full[cid], abs=1e-5)
+    assert store.vector_scores(q, ["s#0", "s#1", "s#2"], field="heading") == {"s#1": pytest.approx(1.0, abs=1e-5)}
+    assert store.vector_scores(q, []) == {}
+
+
+def test_vector_sample_returns_stored_vectors(store, build):
+    assert store.vector_sample(10).shape[0] == 0
+    d, r = build.make_doc("v", "문서", ["하나", "둘", "셋", "넷"])
+    store.put_document(d, r)
+    sample = store.vector_sample(10)
+    assert sample.shape[0] == 4
+    stored = {tuple(np.round(np.asarray(x.vector, dtype=np.float32), 5)) for x in r}
+    assert {tuple(np.round(v, 5)) for v in sample} == stored
+    assert store.vector_sample(2).shape[0] == 2
+    assert store.vector_sample(10, field="heading").shape[0] == 0
+
+
 def test_chunks_of_one_section_share_its_heading_vector(store, build):
     d, r = build.make_doc("s", "문서", ["첫 조각", "둘째 조각", "다른 절"], headings=[("설치",), ("설치",), ("사용",)])
     r[0].heading_vector = r[1].heading_vector = build.unit(5)

@@ -43,6 +43,7 @@ def sql(dsn, query, *args):
 
 #: How to take a store back from each migration, to test the upgrade from older versions.
 UNDO = {
+    6: ['DROP TABLE {s}.chunk_aligned'],
     5: ['DROP TABLE {s}.fts_stats'],
     4: ['ALTER TABLE {s}.chunks ALTER COLUMN embedding SET STORAGE EXTERNAL'],
     3: ['ALTER TABLE {s}.chunk_fts DROP COLUMN n_tokens', 'DROP FUNCTION {s}.tsvector_tokens(tsvector)'],
@@ -547,7 +548,7 @@ def test_vectors_stay_in_the_row(pg_dsn, pg_schema, build):
     rows = sql(pg_dsn, "SELECT c.relname, a.attstorage FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid"
                        " JOIN pg_namespace n ON n.oid = c.relnamespace"
                        " WHERE n.nspname = %s AND a.attname = 'embedding' AND c.relkind = 'r'", pg_schema)
-    assert dict(rows) == {"chunks": "p", "chunk_headings": "p"}
+    assert dict(rows) == {"chunks": "p", "chunk_headings": "p", "chunk_aligned": "p"}
     ((external,),) = sql(pg_dsn, f'SELECT pg_column_size(embedding) < {build.DIM * 4} FROM "{pg_schema}".chunks')
     assert not external   # full size: neither compressed nor a TOAST pointer
 

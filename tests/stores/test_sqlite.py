@@ -74,3 +74,30 @@ def test_a_schema_1_file_gains_the_heading_column_and_still_searches(tmp_path, b
         r[0].heading_vector = build.unit(4)
         s.put_document(d, r)
         assert [h.chunk_id for h in s.vector(build.unit(4), 3, field="heading")] == ["d#0"]
+
+
+def test_a_schema_2_file_gains_the_aligned_columns(tmp_path, build):
+    """A file written before aligned vectors searches as before and takes them from then on."""
+    import sqlite3
+
+    import numpy as np
+
+    path = tmp_path / "old.chaja"
+    with SqliteStore(path) as s:
+        d, r = build.make_doc("d", "제목", ["본문"], headings=[("개요",)])
+        s.put_document(d, r)
+    db = sqlite3.connect(path)
+    db.executescript("""
+        ALTER TABLE chunks DROP COLUMN aligned_vector;
+        ALTER TABLE chunks DROP COLUMN aligned_heading_vector;
+        UPDATE meta SET value = '2' WHERE key = 'schema_version';
+    """)
+    db.close()
+    with SqliteStore(path) as s:
+        assert s.get_meta("schema_version") == str(SCHEMA_VERSION)
+        assert [h.chunk_id for h in s.vector(r[0].vector, 3)] == ["d#0"]
+        assert s.vector(np.ones(12, np.float32), 3, field="aligned") == []
+        r[0].aligned_vector = np.eye(12, dtype=np.float32)[3]
+        s.put_document(d, r)
+        assert [h.chunk_id for h in s.vector(np.eye(12, dtype=np.float32)[3], 3, field="aligned")] == ["d#0"]
+        assert s.get_meta("aligned_dim") == "12"

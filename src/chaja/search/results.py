@@ -19,6 +19,8 @@ class ChunkResult:
     heading_rank: int | None = None    # 1-based rank in the heading-vector list
     heading_score: float | None = None # cosine similarity of the query and the chunk's heading
     reserved: bool = False             # placed by a reserved slot, not by fused score
+    ranks: dict[str, int] = field(default_factory=dict)     # list name → 1-based rank, every list it is in
+    scores: dict[str, float] = field(default_factory=dict)  # list name → the list's raw score
 
 
 @dataclass
@@ -43,6 +45,7 @@ class SearchResult:
     documents: list[DocumentResult]    # chunks grouped into documents, in order
     abstained: bool = False            # True when abstention judged nothing relevant
     signals: dict[str, float] = field(default_factory=dict)  # top_cosine, keyword_coverage
+    lists: list[str] = field(default_factory=list)           # the candidate lists that were fused, by name
 
     def doc_ids(self) -> list[str]:
         return [d.doc_id for d in self.documents]

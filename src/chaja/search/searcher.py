@@ -20,20 +20,27 @@ from datetime import date
 
 import numpy as np
 
-from chaja.analysis import Analyzer, query_terms
+from chaja.analysis import Analyzer
 from chaja.language import detect_language, is_hangul_syllable
 from chaja.config import SearchConfig
 from chaja.documents import Hit
 from chaja.encoders.base import Encoder
+from chaja.search import background
+from chaja.search.calibrated import PARTNER, calibrated
 from chaja.search.fusion import convex, ranks, rrf
 from chaja.search.abstain import should_abstain
 from chaja.search.gate import best_coverage, term_coverage
+from chaja.search.query import query_terms, script_groups
 from chaja.search.languages import META_KEY, decode_means, language_basis, project_out
 from chaja.search.grouping import cap_per_document, group_by_document
 from chaja.search.results import ChunkResult, SearchResult
 from chaja.search.slots import keyword_slot_count, reserve
 from chaja.search.weights import chunk_multiplier
 from chaja.stores.base import Store
+
+
+#: candidate list → the vector field it searches
+FIELD_OF_LIST = {"vector": "chunk", "heading": "heading", "aligned": "aligned", "aligned_heading": "aligned_heading"}
 
 
 class QueryError(ValueError):
@@ -55,8 +62,13 @@ def check_query(text: str) -> str:
 
 
 class Searcher:
-    def __init__(self, store: Store, encoder: Encoder | None, cfg: SearchConfig, analyzer: Analyzer):
+    def __init__(self, store: Store, encoder: Encoder | None, cfg: SearchConfig, analyzer: Analyzer,
+                 aligned: Encoder | None = None):
         self.store, self.encoder, self.cfg, self.analyzer = store, encoder, cfg, analyzer
+        self.aligned = aligned
+        self._aligned_query: np.ndarray | None = None
+        self._background: dict[str, dict] | None = None
+        self._languages: set[str] | None = None
         self._means: dict[str, np.ndarray] | None = None
         self._basis = np.zeros((0, 0), dtype=np.float32)
 
@@ -71,6 +83,13 @@ class Searcher:
             self._means = decode_means(self.store.get_meta(META_KEY))
             self._basis = language_basis(self._means)
         return self._means
+
+    @property
+    def languages(self) -> set[str]:
+        """The languages the store holds chunks of (from the recorded means, any count)."""
+        if self._languages is None:
+            self._languages = set(decode_means(self.store.get_meta(META_KEY), min_chunks=1))
+        return self._languages
 
     def query_vector(self, text: str) -> np.ndarray:
         q = self.encoder.encode_queries([text])[0]
@@ -124,6 +143,77 @@ class Searcher:
                 out[f"keyword:{lang}"] = hits
         return out
 
+    def aligned_lists(self, text: str, n: int) -> dict[str, list[Hit]]:
+        """The aligned encoder's lists: passages (``aligned``) and section names
+        (``aligned_heading``), when the store holds those vectors and more than one
+        language (on KorQuAD and SciFact, one language each, they cost 0.01–0.05 nDCG@10)."""
+        cfg = self.cfg
+        if self.aligned is None or not (cfg.aligned_list or cfg.aligned_heading_list) or len(self.languages) < 2:
+            return {}   # aligned vectors bridge languages: a store of one language searches without them
+        qa = self._aligned_query = self.aligned.encode_queries([text])[0]
+        out = {}
+        for name, on in (("aligned", cfg.aligned_list), ("aligned_heading", cfg.aligned_heading_list)):
+            hits = self.store.vector(qa, n, field=name) if on else []
+            if hits:
+                out[name] = hits
+        return out
+
+    @property
+    def background(self) -> dict[str, dict]:
+        """Per vector field, the stored vectors' mean and covariance (:mod:`chaja.search.background`);
+        a store indexed before they were recorded gets them computed here, in memory."""
+        if self._background is None:
+            self._background = background.decode(self.store.get_meta(background.META_KEY))
+            if not self._background:
+                self._background = {f: s for f, s in background.of_store(self.store).items() if s is not None}
+        return self._background
+
+    def _shares(self, terms: list[str], keyword: list[Hit]) -> dict[str, float]:
+        """Share of the query's terms each keyword result holds."""
+        if not keyword:
+            return {}
+        found = self.store.chunk_terms([h.chunk_id for h in keyword])
+        return {cid: term_coverage(terms, held) for cid, held in found.items()}
+
+    def _calibrated(self, text: str, terms: list[str], lists: dict[str, list[Hit]],
+                    qv: np.ndarray | None) -> tuple[list, float]:
+        """Calibrated fusion (:mod:`chaja.search.calibrated`) of the lists found for one query."""
+        cfg = self.cfg
+        if set(lists) - {"keyword"} == set() or not any(h for m, h in lists.items() if m != "keyword"):
+            return [(h.chunk_id, h.score) for h in lists.get("keyword", [])], 1.0   # nothing to calibrate
+        best: dict[str, int] = {}
+        for hits in lists.values():
+            for cid, r in ranks(hits).items():
+                best[cid] = min(best.get(cid, r), r)
+        candidates = sorted(best)
+        queries = {"chunk": qv, "heading": qv}
+        if self._aligned_query is not None:
+            queries["aligned"] = queries["aligned_heading"] = self._aligned_query
+        weights = {FIELD_OF_LIST[m]: w for m, w in cfg.calibrated_weights.items() if m in FIELD_OF_LIST and w}
+        needed = set(weights) | {PARTNER[f] for f in weights if f in PARTNER}
+        z: dict[str, dict[str, float]] = {}
+        for field, q in queries.items():
+            stats = self.background.get(field)
+            if q is None or stats is None or field not in needed:
+                continue
+            mu, sigma = background.moments(stats, q)
+            z[field] = {c: (s - mu) / sigma for c, s in self.store.vector_scores(q, candidates, field=field).items()}
+        langs = {c: ch.lang for c, ch in self.store.chunks(candidates).items()}
+        keyword = lists.get("keyword", [])
+        shares = self._shares(terms, keyword)
+        return calibrated(z, keyword, shares, weights=weights,
+                          keyword_weight=cfg.calibrated_weights.get("keyword", 1.0), lang_of=langs,
+                          qlang=detect_language(text), d0=cfg.language_margin, tau=cfg.language_softness,
+                          best_rank=best)
+
+    def coverage(self, terms: list[str], keyword: list[Hit]) -> float:
+        """The gate's measure: the best share of the query's terms one top keyword result
+        holds, judged per script for a mixed-script query (the better script counts)."""
+        if not keyword:
+            return 0.0
+        return max(best_coverage(group, keyword, self.store.chunk_terms, self.cfg.gate_depth)
+                   for group in script_groups(terms))
+
     # ---- the pipeline ----------------------------------------------------
     def search(self, text: str, top_k: int | None = None) -> SearchResult:
         cfg = self.cfg
@@ -134,12 +224,13 @@ class Searcher:
             raise ValueError(f"search.reranker {cfg.reranker!r} is not available; this version has no reranker")
         if cfg.mode not in ("hybrid", "keyword", "vector"):
             raise ValueError(f"search.mode must be hybrid, keyword or vector, not {cfg.mode!r}")
-        terms = query_terms(self.analyzer, text)
+        self._aligned_query = None
+        terms = query_terms(self.analyzer, text, cfg.query_terms)
         keyword = self.keyword_list(terms, n) if cfg.mode != "vector" else []
         use_vectors = cfg.mode != "keyword" and self.encoder is not None
         qv = self.query_vector(text) if use_vectors else None   # encoded once per search
         vector = self.vector_list(text, n, qv) if use_vectors else []
-        coverage = best_coverage(terms, keyword, self.store.chunk_terms, cfg.gate_depth) if keyword else 0.0
+        coverage = self.coverage(terms, keyword)
         keyword_used = bool(keyword) and (not cfg.gate or not vector or coverage >= cfg.gate_share)
         signals = {"top_cosine": vector[0].score if vector else 0.0, "keyword_coverage": coverage}
         if should_abstain(signals, cfg):
@@ -151,6 +242,7 @@ class Searcher:
             lists["heading"] = heading
         if keyword_used:
             lists["keyword"] = keyword
+        lists.update(self.aligned_lists(text, n) if use_vectors else {})
         qlang = detect_language(text) if cfg.cross_language_keyword or cfg.cross_language_vector else ""
         if cfg.cross_language_keyword:
             lists.update(self.cross_language_lists(qlang, terms, n))
@@ -165,8 +257,10 @@ class Searcher:
             fused = rrf(lists, k=cfg.rrf_k, weights=cfg.list_weights or None)
         elif cfg.fusion == "convex":
             fused = convex(lists, weights=cfg.list_weights or None, normalization=cfg.normalization)
+        elif cfg.fusion == "calibrated":
+            fused, signals["keyword_share"] = self._calibrated(text, terms, lists, qv)
         else:
-            raise ValueError(f"search.fusion must be rrf or convex, not {cfg.fusion!r}")
+            raise ValueError(f"search.fusion must be calibrated, convex or rrf, not {cfg.fusion!r}")
         order, scores, fetched = self._weighted(fused)
 
         reserved: list[str] = []
@@ -186,6 +280,8 @@ class Searcher:
         top, taken = reserve(capped, [r for r in reserved if r in chunks], k)
 
         kr, vr, tr, hr = ranks(keyword), ranks(vector), ranks(title), ranks(heading)
+        list_ranks = {m: ranks(h) for m, h in lists.items()}
+        list_scores = {m: {h.chunk_id: h.score for h in reversed(hits)} for m, hits in lists.items()}
         ks = {h.chunk_id: h.score for h in keyword}
         vs = {h.chunk_id: h.score for h in vector}
         hs = {h.chunk_id: h.score for h in heading}
@@ -193,11 +289,14 @@ class Searcher:
             ChunkResult(chunk=chunks[cid], score=scores.get(cid, 0.0), keyword_rank=kr.get(cid),
                         vector_rank=vr.get(cid), title_rank=tr.get(cid) if title else None,
                         keyword_score=ks.get(cid), vector_score=vs.get(cid), heading_rank=hr.get(cid),
-                        heading_score=hs.get(cid), reserved=cid in taken)
+                        heading_score=hs.get(cid), reserved=cid in taken,
+                        ranks={m: r[cid] for m, r in list_ranks.items() if cid in r},
+                        scores={m: sc[cid] for m, sc in list_scores.items() if cid in sc})
             for cid in top
         ]
         return SearchResult(query=text, terms=terms, keyword_used=keyword_used,
-                            chunks=results, documents=group_by_document(results), signals=signals)
+                            chunks=results, documents=group_by_document(results), signals=signals,
+                            lists=[name for name, hits in lists.items() if hits])
 
     def _weighted(self, fused: list[tuple[str, float]]) -> tuple[list[str], dict[str, float], dict]:
         """Apply source and freshness multipliers and re-sort (stable); also returns the

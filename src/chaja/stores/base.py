@@ -41,7 +41,18 @@ class Store(Protocol):
     def vector(self, query: np.ndarray, n: int, *, lang: str | None = None,
                field: str = "chunk") -> list[Hit]:
         """Best ``n`` chunks by cosine similarity, best first: of the chunk vectors, or
-        with ``field="heading"`` of the heading vectors (chunks without one never match)."""
+        with ``field="heading"`` of the heading vectors (chunks without one never match),
+        ``"aligned"`` / ``"aligned_heading"`` of the aligned encoder's vectors."""
+        ...
+
+    def vector_scores(self, query: np.ndarray, ids: list[str], *, field: str = "chunk") -> dict[str, float]:
+        """Cosine of ``query`` with the ``field`` vector of each listed chunk that has one
+        (to score a candidate that another list found)."""
+        ...
+
+    def vector_sample(self, n: int, *, field: str = "chunk") -> np.ndarray:
+        """At most ``n`` stored vectors of ``field`` (all of them when there are fewer), a
+        deterministic sample, for the background statistics of calibrated fusion."""
         ...
 
     def language_means(self) -> dict[str, tuple[int, np.ndarray]]:

@@ -190,12 +190,32 @@ MIGRATIONS: list[tuple[int, str, list[str]]] = [
         )""",
         "INSERT INTO {s}.fts_stats (chunks, tokens) SELECT count(*), coalesce(sum(n_tokens), 0) FROM {s}.chunk_fts",
     ]),
+    (6, "aligned vectors", [
+        # The aligned encoder's vectors of each chunk's passage and section name
+        # (chaja.encoders.aligned), of their own dimension; searched exactly.
+        """CREATE TABLE {s}.chunk_aligned (
+            chunk_id text PRIMARY KEY REFERENCES {s}.chunks (id) ON DELETE CASCADE,
+            seq bigint NOT NULL,
+            lang text NOT NULL,
+            embedding vector NOT NULL,
+            name_embedding vector
+        )""",
+        # two 512-d vectors (4 KB) fit a page: kept in the row, as migration 4 does
+        "ALTER TABLE {s}.chunk_aligned ALTER COLUMN embedding SET STORAGE PLAIN,"
+        " ALTER COLUMN name_embedding SET STORAGE PLAIN",
+    ]),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 #: The table behind each vector ``field``, and which of its rows its HNSW index
 #: holds (None: all; heading vectors: one lead row per section).
 _VECTOR_TABLES = {"chunk": ("chunks", None), "heading": ("chunk_headings", "lead")}
+#: aligned fields: (table, id column, vector column); always searched exactly
+_ALIGNED = {"aligned": ("chunk_aligned", "embedding"), "aligned_heading": ("chunk_aligned", "name_embedding")}
+#: every field: (table, chunk id column, vector column), for scoring given chunks and sampling
+_FIELD_COLUMNS = {"chunk": ("chunks", "id", "embedding"), "heading": ("chunk_headings", "chunk_id", "embedding"),
+                  "aligned": ("chunk_aligned", "chunk_id", "embedding"),
+                  "aligned_heading": ("chunk_aligned", "chunk_id", "name_embedding")}
 
 # Title terms weigh A, heading terms B, body terms D (ts_rank_cd's weights array
 # is ordered {D, C, B, A}). to_tsvector keeps positions, which ts_rank_cd needs.
@@ -586,6 +606,10 @@ class PostgresStore:
             if r.chunk.doc_id != doc.id:
                 raise StoreError(f"chunk {r.chunk.id!r} belongs to {r.chunk.doc_id!r}, not {doc.id!r}")
         dim = dims[0] if dims else None
+        aligned = [(np.asarray(r.aligned_vector, dtype=np.float32).ravel(),
+                    None if r.aligned_heading_vector is None
+                    else np.asarray(r.aligned_heading_vector, dtype=np.float32).ravel(), _clean(r.chunk.id))
+                   for r in records if r.aligned_vector is not None]
 
         def write() -> None:
             conn = self.conn
@@ -623,6 +647,11 @@ class PostgresStore:
                             "INSERT INTO {s}.chunk_headings (chunk_id, seq, doc_id, lang, section, lead, embedding)"
                             " SELECT id, seq, doc_id, lang, %s, %s, %b FROM {s}.chunks WHERE id = %s"),
                             [(section, lead, v, cid) for v, section, lead, cid in headings])
+                if aligned:
+                    with conn.cursor() as cur:
+                        cur.executemany(self._q(
+                            "INSERT INTO {s}.chunk_aligned (chunk_id, seq, lang, embedding, name_embedding)"
+                            " SELECT id, seq, lang, %b, %b FROM {s}.chunks WHERE id = %s"), aligned)
 
         try:
             self._run(f"cannot store document {doc.id!r}", write)
@@ -741,14 +770,16 @@ class PostgresStore:
             self._dim = self._run("cannot read the vector dimension", self._stored_dim)
         if n <= 0 or self._dim is None:
             return []
-        if q.size != self._dim:
+        if q.size != self._dim and field not in _ALIGNED:
             raise StoreError(
                 f"dimension mismatch: the query vector has {q.size} dimensions, the store holds {self._dim}"
             )
         if not np.all(np.isfinite(q)) or not np.any(q):
             return []
+        if field in _ALIGNED:
+            return self._aligned_vector(q, int(n), lang, field)
         if field not in _VECTOR_TABLES:
-            raise StoreError(f"vector field must be 'chunk' or 'heading', not {field!r}")
+            raise StoreError(f"vector field must be one of {', '.join(_FIELD_COLUMNS)}, not {field!r}")
         table, indexed = _VECTOR_TABLES[field]
         n = int(n)
         conditions = [c for c in (indexed, "lang = %(lang)s" if lang else None) if c]
@@ -795,6 +826,54 @@ class PostgresStore:
 
         rows = self._run("vector search failed", search)
         return [Hit(cid, float(score)) for cid, score in rows]
+
+    def _aligned_vector(self, q: np.ndarray, n: int, lang: str | None, field: str) -> list[Hit]:
+        table, column = _ALIGNED[field]
+        where = f"WHERE {column} IS NOT NULL" + (" AND lang = %(lang)s" if lang else "")
+        stmt = self._q(
+            f"SELECT chunk_id, 1 - ({column} <=> %(q)b) FROM {{s}}.{table} {where}"
+            f" ORDER BY {column} <=> %(q)b, seq LIMIT %(n)s")
+
+        def search() -> list[tuple[str, float]]:
+            dims = self.conn.execute(self._q(f"SELECT vector_dims({column}) FROM {{s}}.{table} "
+                                             f"WHERE {column} IS NOT NULL LIMIT 1")).fetchone()
+            if dims is None:
+                return []
+            if dims[0] != q.size:
+                raise StoreError(f"dimension mismatch: the query vector has {q.size} dimensions, "
+                                 f"the store's {field} vectors {dims[0]}")
+            return self.conn.execute(stmt, {"q": q, "lang": _clean(lang), "n": n}).fetchall()
+
+        return [Hit(cid, float(score)) for cid, score in self._run("vector search failed", search)]
+
+    def vector_scores(self, query: np.ndarray, ids: list[str], *, field: str = "chunk") -> dict[str, float]:
+        """Cosine of ``query`` with the ``field`` vector of each chunk in ``ids`` that has one."""
+        if field not in _FIELD_COLUMNS:
+            raise StoreError(f"vector field must be one of {', '.join(_FIELD_COLUMNS)}, not {field!r}")
+        table, key, column = _FIELD_COLUMNS[field]
+        wanted = [i for i in (_clean(x) for x in dict.fromkeys(ids)) if i is not None]
+        q = np.asarray(query, dtype=np.float32).ravel()
+        if not wanted or not np.all(np.isfinite(q)):
+            return {}
+        stmt = self._q(f"SELECT {key}, 1 - ({column} <=> %(q)b) FROM {{s}}.{table}"
+                       f" WHERE {key} = ANY(%(ids)s::text[]) AND {column} IS NOT NULL")
+        rows = self._run("cannot score chunks", lambda: self.conn.execute(
+            stmt, {"q": q, "ids": wanted}).fetchall())
+        return {cid: float(score) for cid, score in rows}
+
+    def vector_sample(self, n: int, *, field: str = "chunk") -> np.ndarray:
+        """At most ``n`` stored ``field`` vectors: all of them, or a fixed pseudo-random
+        sample (ordered by a hash of the chunk id) when there are more."""
+        if field not in _FIELD_COLUMNS:
+            raise StoreError(f"vector field must be one of {', '.join(_FIELD_COLUMNS)}, not {field!r}")
+        table, key, column = _FIELD_COLUMNS[field]
+        rows = self._run("cannot read vectors", lambda: self.conn.execute(self._q(
+            f"SELECT {column} FROM {{s}}.{table} WHERE {column} IS NOT NULL"
+            f" ORDER BY md5({key}) LIMIT %s"), (int(n),)).fetchall())
+        if not rows:
+            return np.zeros((0, 0), dtype=np.float32)
+        return np.stack([np.asarray(r[0].to_numpy() if hasattr(r[0], "to_numpy") else r[0], dtype=np.float32)
+                         for r in rows])
 
     def _row_count(self, table: str) -> int:
         """Rows in ``table``, counted at most every ROW_COUNT_TTL seconds (and after

@@ -13,8 +13,12 @@ dot product (cosine, as vectors are L2-normalised), fine up to a few 100k chunks
 Heading vectors (one per chunk that has a heading) sit beside the chunk vector
 and are searched the same way (``field="heading"``).
 
-Schema 2 added the heading-vector column; a schema-1 file gains it (empty) when
-opened, and searches as before.
+Aligned vectors (``field="aligned"`` for the passage, ``"aligned_heading"`` for
+the section name) come from a second, cross-lingually aligned encoder and have a
+dimension of their own (meta ``aligned_dim``).
+
+Schema 2 added the heading-vector column, schema 3 the two aligned-vector
+columns; an older file gains them (empty) when opened, and searches as before.
 """
 from __future__ import annotations
 
@@ -29,7 +33,7 @@ import numpy as np
 from chaja.documents import Chunk, ChunkRecord, Document, Hit, StoreStats
 from chaja.stores.base import StoreError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -41,7 +45,8 @@ CREATE TABLE IF NOT EXISTS chunks (
     rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,
     doc_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
     ordinal INTEGER NOT NULL, title TEXT NOT NULL, heading TEXT NOT NULL, text TEXT NOT NULL,
-    lang TEXT, source TEXT, doc_type TEXT, date TEXT, vector BLOB NOT NULL, heading_vector BLOB
+    lang TEXT, source TEXT, doc_type TEXT, date TEXT, vector BLOB NOT NULL, heading_vector BLOB,
+    aligned_vector BLOB, aligned_heading_vector BLOB
 );
 CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
@@ -59,6 +64,11 @@ def fts_query(terms: list[str], column: str | None = None) -> str | None:
         return None
     expr = " OR ".join(quoted)
     return f"{{{column}}} : ({expr})" if column else expr
+
+
+#: vector field → column
+VECTOR_FIELDS = {"chunk": "vector", "heading": "heading_vector", "aligned": "aligned_vector",
+                 "aligned_heading": "aligned_heading_vector"}
 
 
 class SqliteStore:
@@ -86,14 +96,16 @@ class SqliteStore:
             self._migrate(int(version))
         self._lock = threading.Lock()
         self._matrix: dict[str, tuple[np.ndarray, list[str], np.ndarray]] = {}
+        self._rows: dict[str, dict[str, int]] = {}
 
     def _migrate(self, version: int) -> None:
         """Bring an older file up to :data:`SCHEMA_VERSION`, in one transaction."""
         self._db.execute("BEGIN IMMEDIATE")
         try:
             columns = {row[1] for row in self._db.execute("PRAGMA table_info(chunks)")}
-            if version < 2 and "heading_vector" not in columns:
-                self._db.execute("ALTER TABLE chunks ADD COLUMN heading_vector BLOB")
+            for column in ("heading_vector", "aligned_vector", "aligned_heading_vector"):
+                if column not in columns:
+                    self._db.execute(f"ALTER TABLE chunks ADD COLUMN {column} BLOB")
             self._db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
             self._db.execute("COMMIT")
         except BaseException:
@@ -102,15 +114,19 @@ class SqliteStore:
 
     # ---- writing ---------------------------------------------------------
     def put_document(self, doc: Document, records: list[ChunkRecord]) -> None:
-        rows = []
-        for r in records:
-            vec = np.asarray(r.vector, dtype=np.float32).ravel()
-            head = None if r.heading_vector is None else np.asarray(r.heading_vector, dtype=np.float32).ravel()
-            rows.append((r, vec, head))
-        dims = {v.size for _, v, _ in rows} | {h.size for _, _, h in rows if h is not None}
+        def flat(v) -> np.ndarray | None:
+            return None if v is None else np.asarray(v, dtype=np.float32).ravel()
+
+        rows = [(r, flat(r.vector), flat(r.heading_vector), flat(r.aligned_vector), flat(r.aligned_heading_vector))
+                for r in records]
+        dims = {v.size for _, v, h, _, _ in rows} | {h.size for _, _, h, _, _ in rows if h is not None}
         known = self.get_meta("dim")
         if len(dims) > 1 or (known and dims and int(known) not in dims):
             raise StoreError(f"vector dimension {sorted(dims)} does not match the store's {known}")
+        adims = {v.size for row in rows for v in row[3:] if v is not None}
+        aknown = self.get_meta("aligned_dim")
+        if len(adims) > 1 or (aknown and adims and int(aknown) not in adims):
+            raise StoreError(f"aligned vector dimension {sorted(adims)} does not match the store's {aknown}")
         with self._lock:
             cur = self._db.cursor()
             cur.execute("BEGIN IMMEDIATE")
@@ -121,14 +137,15 @@ class SqliteStore:
                     (doc.id, doc.title, doc.lang, doc.source, doc.doc_type, doc.date,
                      doc.path, doc.fingerprint(), len(records)),
                 )
-                for r, vec, head in rows:
+                for r, vec, *extra in rows:
                     c = r.chunk
                     cur.execute(
                         "INSERT INTO chunks (id, doc_id, ordinal, title, heading, text, lang, source,"
-                        " doc_type, date, vector, heading_vector) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                        " doc_type, date, vector, heading_vector, aligned_vector, aligned_heading_vector)"
+                        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                         (c.id, c.doc_id, c.ordinal, c.title, json.dumps(list(c.heading_path), ensure_ascii=False),
                          c.text, c.lang, c.source, c.doc_type, c.date, vec.tobytes(),
-                         None if head is None else head.tobytes()),
+                         *(None if v is None else v.tobytes() for v in extra)),
                     )
                     cur.execute(
                         "INSERT INTO chunks_fts (rowid, title, heading, body) VALUES (?,?,?,?)",
@@ -136,12 +153,14 @@ class SqliteStore:
                     )
                 if dims and not known:
                     cur.execute("INSERT OR REPLACE INTO meta VALUES ('dim', ?)", (str(dims.pop()),))
+                if adims and not aknown:
+                    cur.execute("INSERT OR REPLACE INTO meta VALUES ('aligned_dim', ?)", (str(adims.pop()),))
                 cur.execute("COMMIT")
             except BaseException:
                 cur.execute("ROLLBACK")
                 raise
             finally:
-                self._matrix = {}
+                self._matrix, self._rows = {}, {}
 
     def _delete(self, cur: sqlite3.Cursor, doc_id: str) -> bool:
         cur.execute("DELETE FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks WHERE doc_id = ?)", (doc_id,))
@@ -159,7 +178,7 @@ class SqliteStore:
             except BaseException:
                 cur.execute("ROLLBACK")
                 raise
-            self._matrix = {}
+            self._matrix, self._rows = {}, {}
             return found
 
     # ---- reading ---------------------------------------------------------
@@ -188,12 +207,12 @@ class SqliteStore:
         vectors of the chunks that have one; read once and kept until a write."""
         m = self._matrix.get(field)
         if m is None:
-            column = {"chunk": "vector", "heading": "heading_vector"}.get(field)
+            column = VECTOR_FIELDS.get(field)
             if column is None:
-                raise StoreError(f"vector field must be 'chunk' or 'heading', not {field!r}")
+                raise StoreError(f"vector field must be one of {', '.join(VECTOR_FIELDS)}, not {field!r}")
             rows = self._db.execute(
                 f"SELECT id, lang, {column} FROM chunks WHERE {column} IS NOT NULL ORDER BY rowid").fetchall()
-            dim = int(self.get_meta("dim") or 0)
+            dim = int(self.get_meta("aligned_dim" if field.startswith("aligned") else "dim") or 0)
             mat = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), dim) if rows else np.zeros((0, dim), np.float32)
             m = (mat, [r[0] for r in rows], np.array([r[1] or "" for r in rows]))
             self._matrix[field] = m
@@ -215,6 +234,28 @@ class SqliteStore:
         top = np.argpartition(-scores, n - 1)[:n] if n < len(scores) else np.arange(len(scores))
         top = top[np.lexsort((top, -scores[top]))]
         return [Hit(ids[i], float(scores[i])) for i in top]
+
+    def vector_scores(self, query: np.ndarray, ids: list[str], *, field: str = "chunk") -> dict[str, float]:
+        """Cosine of ``query`` with the ``field`` vector of each chunk in ``ids`` that has one."""
+        mat, all_ids, _ = self._vectors(field)
+        row = self._rows.get(field)
+        if row is None:
+            row = self._rows[field] = {cid: i for i, cid in enumerate(all_ids)}
+        found = [(cid, row[cid]) for cid in dict.fromkeys(ids) if cid in row]
+        if not found:
+            return {}
+        q = np.asarray(query, dtype=np.float32).ravel()
+        if q.size != mat.shape[1]:
+            raise StoreError(f"query vector has dimension {q.size}, the store holds {mat.shape[1]}")
+        scores = mat[[i for _, i in found]] @ q
+        return {cid: float(x) for (cid, _), x in zip(found, scores)}
+
+    def vector_sample(self, n: int, *, field: str = "chunk") -> np.ndarray:
+        """At most ``n`` stored ``field`` vectors, evenly spaced in insertion order."""
+        mat = self._vectors(field)[0]
+        if mat.shape[0] <= n:
+            return mat
+        return mat[np.linspace(0, mat.shape[0] - 1, n).astype(np.int64)]
 
     def language_means(self) -> dict[str, tuple[int, np.ndarray]]:
         mat, _, langs = self._vectors()

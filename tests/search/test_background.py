@@ -1,0 +1,35 @@
+import numpy as np
+import pytest
+
+from chaja.search import background
+
+
+def unit_rows(n, d, seed=0):
+    rng = np.random.default_rng(seed)
+    m = rng.standard_normal((n, d)) + rng.standard_normal(d)          # a shared direction, like real embeddings
+    return (m / np.linalg.norm(m, axis=1, keepdims=True)).astype(np.float32)
+
+
+def test_moments_equal_the_cosines_mean_and_std():
+    mat = unit_rows(500, 24)
+    stats = background.fit(mat)
+    for seed in range(5):
+        q = unit_rows(1, 24, seed=100 + seed)[0]
+        mu, sigma = background.moments(stats, q)
+        cos = mat @ q
+        assert mu == pytest.approx(float(cos.mean()), abs=1e-5)
+        assert sigma == pytest.approx(float(cos.std()), rel=1e-3)
+
+
+def test_statistics_survive_the_store_round_trip():
+    stats = {"chunk": background.fit(unit_rows(100, 16)), "heading": None}
+    back = background.decode(background.encode(stats))
+    assert set(back) == {"chunk"}
+    q = unit_rows(1, 16, seed=7)[0]
+    assert background.moments(back["chunk"], q) == pytest.approx(background.moments(stats["chunk"], q), abs=1e-6)
+    assert background.decode(None) == {} and background.decode("") == {}
+
+
+def test_too_few_vectors_give_no_background():
+    assert background.fit(unit_rows(background.MIN_VECTORS - 1, 8)) is None
+    assert background.fit(np.zeros((0, 0), np.float32)) is None

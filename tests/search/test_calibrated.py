@@ -1,0 +1,48 @@
+import math
+
+import pytest
+
+from chaja.documents import Hit
+from chaja.search.calibrated import calibrated, keyword_values, language_share, logistic, vector_evidence
+
+
+def test_a_missing_field_borrows_the_partner_field_so_missing_is_neutral():
+    z = {"chunk": {"a": 2.0, "b": 3.0}, "heading": {"a": 4.0}}
+    v = vector_evidence(z, {"chunk": 1.0, "heading": 0.5}, ["a", "b"])
+    assert v == {"a": 2.0 + 0.5 * 4.0, "b": 3.0 + 0.5 * 3.0}     # b has no heading: its own text counts
+    assert vector_evidence(z, {"aligned": 1.0}, ["a"]) == {"a": 0.0}   # a field the store lacks adds nothing
+
+
+def test_keyword_values_weigh_bm25_by_the_share_of_terms_held():
+    hits = [Hit("a", 10.0), Hit("b", 5.0), Hit("c", 0.0)]
+    assert keyword_values(hits, {"a": 1.0, "b": 0.5}) == {"a": 1.0, "b": 0.25 * 0.5, "c": 0.0}
+    assert keyword_values([], {}) == {}
+
+
+def test_language_share_falls_as_another_language_overtakes():
+    lang = {"ko1": "ko", "en1": "en"}
+    lead = language_share({"ko1": 9.0, "en1": 3.0}, lang, "ko", d0=-1.0, tau=0.25)
+    behind = language_share({"ko1": 3.0, "en1": 9.0}, lang, "ko", d0=-1.0, tau=0.25)
+    assert lead == pytest.approx(1.0, abs=1e-6) and behind == pytest.approx(0.0, abs=1e-6)
+    assert language_share({"ko1": 5.0}, lang, "ko", -1.0, 0.25) == 1.0   # one language: the keyword list counts fully
+    assert language_share({"en1": 5.0}, lang, "ko", -1.0, 0.25) == 0.0
+    assert logistic(-800) == 0.0 and logistic(800) == 1.0 and logistic(0) == 0.5
+
+
+def test_calibrated_score_is_vector_evidence_plus_shared_keyword_evidence():
+    z = {"chunk": {"a": 3.0, "b": 2.5, "c": 1.0}}
+    keyword = [Hit("b", 8.0), Hit("c", 4.0)]
+    shares = {"b": 1.0, "c": 1.0}
+    order, g = calibrated(z, keyword, shares, weights={"chunk": 1.0}, keyword_weight=2.0,
+                          lang_of={"a": "ko", "b": "ko", "c": "ko"}, qlang="ko", d0=-1.0, tau=0.25,
+                          best_rank={"a": 1, "b": 1, "c": 2})
+    assert g == 1.0
+    assert order == [("b", 4.5), ("a", 3.0), ("c", 2.0)]
+
+
+def test_ties_keep_the_best_single_rank_then_the_id():
+    order, _ = calibrated({"chunk": {"x": 1.0, "y": 1.0, "z": 1.0}}, [], {}, weights={"chunk": 1.0},
+                          keyword_weight=1.0, lang_of={}, qlang="en", d0=0.0, tau=1.0,
+                          best_rank={"x": 2, "y": 1, "z": 2})
+    assert [c for c, _ in order] == ["y", "x", "z"]
+    assert all(math.isfinite(s) for _, s in order)

@@ -1,0 +1,88 @@
+"""End to end on the mixed store (tests/fixtures/mixed): 42 filings, manuals and news
+pages in Korean and English, as .md with and without headings, .txt, .html and JSONL,
+indexed with the default encoders, searched with the defaults."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from chaja.eval.questions import read_questions
+
+MIXED = Path(__file__).parent / "fixtures" / "mixed"
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory):
+    import chaja
+
+    idx = chaja.open(tmp_path_factory.mktemp("mixed") / "mixed.chaja")
+    idx.add([MIXED / "docs"])
+    yield idx
+    idx.close()
+
+
+def doc_ids(idx, q, k=5):
+    return [d.doc_id for d in idx.search(q, top_k=k).documents]
+
+
+def test_a_page_without_headings_is_not_pushed_below_worse_matches(mixed):
+    # warranty.txt has no heading; it is the keyword list's first hit and the answer
+    res = mixed.search("warranty 보증 기간", top_k=5)
+    assert res.documents[0].doc_id == "manuals/warranty"
+    assert res.documents[0].best.chunk.heading_path == ()
+
+
+def test_a_mixed_script_query_keeps_its_exact_keyword_match(mixed):
+    res = mixed.search("warranty 보증 기간", top_k=5)
+    assert res.terms == ["warranty", "보증", "기간"]
+    assert res.keyword_used and "keyword" in res.lists          # judged per script: "warranty" is held whole
+    first = mixed.searcher().keyword_list(res.terms, 5)[0].chunk_id
+    assert mixed.store.chunks([first])[first].doc_id == res.documents[0].doc_id == "manuals/warranty"
+
+
+def test_question_endings_are_not_terms(mixed):
+    res = mixed.search("보증 기간은 얼마나 되나요?", top_k=5)
+    assert res.terms == ["보증", "기간"]
+    assert res.documents[0].doc_id == "manuals/warranty"
+
+
+@pytest.mark.parametrize("query, doc", [
+    ("식기세척기 배수 펌프 막힘", "manuals/dishwasher-manual"),
+    ("보증 기간은 얼마나 되나요?", "manuals/warranty"),
+    ("모터 10년 보증", "manuals/warranty"),
+    ("Corvane 자사주 소각 주식 수", "filings/corvane-annual-report"),
+])
+def test_korean_questions_find_their_english_pages(mixed, query, doc):
+    assert doc in doc_ids(mixed, query, 3)
+
+
+def test_hashtag_lines_in_jsonl_are_text_not_headings(mixed):
+    chunks = mixed.store.chunks([h.chunk_id for h in mixed.store.vector(
+        mixed.searcher().query_vector("비용절감 운영효율화"), 200)])
+    jsonl = [c for c in chunks.values() if c.doc_id.startswith("news/") and "#" in c.text]
+    assert jsonl and all(c.heading_path == () for c in jsonl)
+
+
+def test_hybrid_is_not_worse_than_its_best_single_list(mixed, tmp_path):
+    """On the store's 120 questions: the default hybrid against keyword-only and vector-only,
+    with the harness's paired noise test (a loss beyond noise fails)."""
+    from chaja.eval.noise import compare_runs
+    from chaja.eval.report import question_metrics
+    from chaja.eval.runner import evaluate
+
+    questions = read_questions(MIXED / "questions.jsonl")
+    per_mode = {}
+    for mode in ("hybrid", "keyword", "vector"):
+        before = mixed.config.search.mode
+        mixed.config.search.mode = mode
+        try:
+            evaluate(mixed, questions, tmp_path / mode, name=mode, stream=None)
+        finally:
+            mixed.config.search.mode = before
+        per_mode[mode] = tmp_path / mode
+    hybrid = question_metrics(per_mode["hybrid"])
+    for single in ("keyword", "vector"):
+        (row,) = compare_runs(question_metrics(per_mode[single]), hybrid, ["nDCG@10"])
+        assert row.verdict != "worse", (single, row)
+        assert row.mean_b >= row.mean_a - 0.02, (single, row)
