@@ -2,7 +2,7 @@
 with the default configuration, beside the published reference scores.
 
     python benchmarks/bench_quality.py [--data ../shared/data] [--work runs/quality]
-                                       [--sets react,react-handwritten,korquad,scifact]
+                                       [--sets react,react-handwritten,react-natural-dev,react-natural-test,mixed,korquad,scifact]
 
 Each store is built once under ``--work`` (re-runs reuse it: indexing is
 idempotent), each set is evaluated with the harness (records kept under
@@ -45,13 +45,21 @@ def build(store: Path, docs=None, paths=None) -> None:
 
 
 def sets(data: Path, work: Path, wanted: list[str]):
-    if {"react", "react-handwritten"} & set(wanted):
+    natural = REPO / "benchmarks/questions/natural"
+    if {"react", "react-handwritten", "react-natural-dev", "react-natural-test"} & set(wanted):
         store = work / "react.chaja"
         build(store, paths=react_store_paths(data))
         if "react" in wanted:
             yield "react", store, build_canonical(data)[0]
         if "react-handwritten" in wanted:
             yield "react-handwritten", store, read_questions(REPO / "benchmarks/questions/react-handwritten.jsonl")
+        for split in ("dev", "test"):
+            if f"react-natural-{split}" in wanted:
+                yield f"react-natural-{split}", store, read_questions(natural / f"react-natural-{split}.jsonl")
+    if "mixed" in wanted:
+        store = work / "mixed.chaja"
+        build(store, paths=[REPO / "tests/fixtures/mixed/docs"])
+        yield "mixed", store, read_questions(REPO / "tests/fixtures/mixed/questions.jsonl")
     if "korquad" in wanted:
         kq = load_squad(data / "korquad-v1-dev" / "KorQuAD_v1.0_dev.json")
         store = work / "korquad.chaja"
@@ -68,7 +76,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default=os.environ.get("CHAJA_DATA_DIR", str(REPO.parent / "shared" / "data")))
     ap.add_argument("--work", default=str(REPO / "runs" / "quality"))
-    ap.add_argument("--sets", default="react,react-handwritten,korquad,scifact")
+    ap.add_argument("--sets", default="react,react-handwritten,react-natural-dev,react-natural-test,mixed,korquad,scifact")
     ap.add_argument("--out", default=str(REPO / "benchmarks" / "results" / "quality.json"))
     args = ap.parse_args()
     data, work = Path(args.data), Path(args.work)
@@ -83,7 +91,8 @@ def main() -> int:
             with chaja.open(store, Config().override(overrides)) as idx:
                 s = evaluate(idx, questions, work / name / mode, name=f"{name}-{mode}", stream=None)
             row[mode] = {"metrics": s["metrics"],
-                         "by_kind": {k: v["metrics"]["nDCG@10"] for k, v in s.get("by_kind", {}).items()}}
+                         "by_kind": {k: v["metrics"]["nDCG@10"] for k, v in s.get("by_kind", {}).items()},
+                         "R@5_by_kind": {k: v["metrics"]["R@5"] for k, v in s.get("by_kind", {}).items()}}
             print(f"{name:18s} {mode:8s} nDCG@10 {s['metrics']['nDCG@10']:.3f}  " +
                   " ".join(f"{k} {v:.3f}" for k, v in sorted(row[mode]["by_kind"].items())), flush=True)
         results["sets"][name] = row

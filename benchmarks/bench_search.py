@@ -10,7 +10,11 @@ four kinds are present), each path on its own:
 * keyword list: ``searcher.keyword_list(terms, 60)`` with the query's analysed terms;
 * vector list: ``store.vector(qv, 60)`` with a query vector computed beforehand;
 * heading list: ``store.vector(qv, 60, field="heading")``, the same over section names;
-* end to end: ``index.search(q)`` (encoding, the three lists, gate, fusion, fetching chunks).
+* aligned encoding and lists: the aligned encoder's query vector, and its two lists
+  (``field="aligned"`` and ``"aligned_heading"``);
+* end to end: ``index.search(q)`` (both encoders, the lists, gate, calibrated fusion,
+  fetching chunks); and, side by side in the same pass, the previous default
+  (convex fusion, no aligned lists, every query term) on the same store.
 
 One warm-up pass over all questions comes first (it also loads the vector matrix);
 the timed pass then runs the five measurements question by question, so load from
@@ -136,9 +140,12 @@ def build(path: Path, config, data: Path) -> dict:
 
 def time_searches(path: Path, config, questions: list) -> dict:
     import chaja
-    from chaja.analysis import query_terms
+    from chaja.search.query import query_terms
 
     idx = chaja.open(path, config)
+    previous = config.copy().override(["search.fusion=convex", "search.aligned_list=false",
+                                       "search.aligned_heading_list=false", "search.query_terms=all"])
+    idx_previous = chaja.open(path, previous)
     try:
         t0 = time.perf_counter()
         enc = idx.encoder
@@ -152,21 +159,28 @@ def time_searches(path: Path, config, questions: list) -> dict:
         first_ms = (time.perf_counter() - t0) * 1000
 
         # warm-up pass; it also gives the precomputed query vectors and terms
-        vectors, terms = [], []
+        aligned = idx.aligned_encoder
+        vectors, terms, avectors = [], [], []
         for q in texts:
             qv = enc.encode_queries([q])[0]
             ts = query_terms(searcher.analyzer, q)
             searcher.keyword_list(ts, CANDIDATES)
             store.vector(qv, CANDIDATES)
             store.vector(qv, CANDIDATES, field="heading")
+            qa = aligned.encode_queries([q])[0] if aligned else None
+            if qa is not None:
+                store.vector(qa, CANDIDATES, field="aligned")
             idx.search(q)
+            idx_previous.search(q)
             vectors.append(qv)
             terms.append(ts)
+            avectors.append(qa)
 
-        times = {"query_encoding": [], "keyword_list": [], "vector_list": [], "heading_list": [], "end_to_end": []}
+        times = {"query_encoding": [], "keyword_list": [], "vector_list": [], "heading_list": [],
+                 "aligned_encoding": [], "aligned_lists": [], "end_to_end": [], "end_to_end_previous": []}
         keyword_hits = 0
         clock = time.perf_counter
-        for q, qv, ts in zip(texts, vectors, terms):
+        for q, qv, ts, qa in zip(texts, vectors, terms, avectors):
             t = clock()
             enc.encode_queries([q])
             times["query_encoding"].append((clock() - t) * 1000)
@@ -180,9 +194,20 @@ def time_searches(path: Path, config, questions: list) -> dict:
             t = clock()
             store.vector(qv, CANDIDATES, field="heading")
             times["heading_list"].append((clock() - t) * 1000)
+            if qa is not None:
+                t = clock()
+                aligned.encode_queries([q])
+                times["aligned_encoding"].append((clock() - t) * 1000)
+                t = clock()
+                store.vector(qa, CANDIDATES, field="aligned")
+                store.vector(qa, CANDIDATES, field="aligned_heading")
+                times["aligned_lists"].append((clock() - t) * 1000)
             t = clock()
             idx.search(q)
             times["end_to_end"].append((clock() - t) * 1000)
+            t = clock()
+            idx_previous.search(q)
+            times["end_to_end_previous"].append((clock() - t) * 1000)
         stats = store.stats()
         return {
             "encoder_name": enc.name,
@@ -194,10 +219,11 @@ def time_searches(path: Path, config, questions: list) -> dict:
             "store_documents": stats.documents,
             "first_search_ms": round(first_ms, 1),
             "mean_keyword_hits": round(keyword_hits / len(texts), 1),
-            "latency": {name: summary(ms) for name, ms in times.items()},
+            "latency": {name: summary(ms) for name, ms in times.items() if ms},
         }
     finally:
         idx.close()
+        idx_previous.close()
 
 
 def table(result: dict) -> str:
@@ -229,6 +255,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="search this existing store instead of indexing a new one (index time not measured)")
     ap.add_argument("--out", type=Path, default=None,
                     help="result file (default benchmarks/results/search-<encoder>.json)")
+    ap.add_argument("--previous", action="store_true",
+                    help="also index a second store without aligned vectors (the previous default), "
+                         "one after the other in this run, and report the index-time ratio")
     args = ap.parse_args(argv)
 
     data = args.data or default_data_dir()
@@ -255,6 +284,11 @@ def main(argv: list[str] | None = None) -> int:
             path = Path(tmp) / "react-docs.chaja"
             print(f"indexing {data / 'react-docs'} with {args.encoder} ...", file=sys.stderr, flush=True)
             index = build(path, config, data)
+            if args.previous:
+                print("indexing again without aligned vectors (the previous default) ...", file=sys.stderr, flush=True)
+                before = build(Path(tmp) / "previous.chaja", config.copy().override(["index.aligned_vectors=false"]), data)
+                index["previous_default"] = {k: before[k] for k in ("index_seconds", "chunks", "passages_per_s")}
+                index["index_time_ratio_to_previous"] = round(index["index_seconds"] / before["index_seconds"], 3)
         size = store_size(path)
         print(f"timing {len(questions)} questions ...", file=sys.stderr, flush=True)
         searches = time_searches(path, config, questions)

@@ -108,6 +108,7 @@ def result_json(res: SearchResult, top_k: int) -> dict:
                 "keyword_rank": d.best.keyword_rank, "vector_rank": d.best.vector_rank,
                 "keyword_score": d.best.keyword_score, "vector_score": d.best.vector_score,
                 "heading_rank": d.best.heading_rank, "heading_score": d.best.heading_score,
+                "ranks": d.best.ranks, "list_scores": d.best.scores,
                 "lang": d.best.chunk.lang, "source": d.best.chunk.source,
                 "doc_type": d.best.chunk.doc_type, "date": d.best.chunk.date,
                 "chunks": len(d.chunks),

@@ -16,6 +16,10 @@ two syllables remain (추가, 정의, 속도 stay whole).
 """
 from __future__ import annotations
 
+import re
+import unicodedata
+from collections.abc import Iterator
+
 EN_STOPWORDS = frozenset("""
 a an the this that these those there here it its it's i me my mine we us our ours you your yours he him
 his she her hers they them their theirs what which who whom whose when where why how whether
@@ -46,6 +50,19 @@ KO_ENDINGS = tuple(sorted(set("""
 되는 되다 된다 됩니다 되나요 될까요 되면 되어 돼서 된 될 되지 시키기 시키는 적인 적으로
 해도 하더라도 했을 하세요 하자 하게 되게 되도록 하도록
 """.split()), key=len, reverse=True))
+
+
+_RUN = re.compile(r"[^\W_]+")
+_SCRIPT = re.compile(r"[\uac00-\ud7a3]+|[^\uac00-\ud7a3]+")
+
+
+def word_pieces(text: str) -> Iterator[tuple[bool, str]]:
+    """NFKC, case-folded runs of letters and digits, split where Hangul meets another
+    script: (glued, piece), ``glued`` when the piece follows another in the same run
+    (``state를`` → (False, "state"), (True, "를"))."""
+    for run in _RUN.findall(unicodedata.normalize("NFKC", text).casefold()):
+        for i, piece in enumerate(_SCRIPT.findall(run)):
+            yield i > 0, piece
 
 
 def is_hangul(word: str) -> bool:

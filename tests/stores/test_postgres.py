@@ -593,3 +593,19 @@ def test_a_version_4_store_gains_bm25_statistics(pg_dsn, pg_schema, build):
         assert sql(pg_dsn, f'SELECT chunks FROM "{pg_schema}".fts_stats')[0][0] == 2
         after = s.keyword(bigram_terms("내용"), 5)
     assert [(h.chunk_id, pytest.approx(h.score)) for h in after] == [(h.chunk_id, h.score) for h in before]
+
+
+def test_default_search_ranks_as_in_sqlite(pg_dsn, pg_schema, corpus_index, corpus):
+    """The whole default pipeline (calibrated fusion, aligned lists, background statistics)
+    over the same documents gives the same documents in the same order in both stores."""
+    from chaja.index import Index
+
+    with Index(PostgresStore(pg_dsn, schema=pg_schema), corpus_index.config, encoder=corpus_index.encoder) as pg:
+        pg.add([corpus])
+        assert pg.store.get_meta("aligned_encoder") == corpus_index.store.get_meta("aligned_encoder")
+        for q in ["자기주식 소각 결정", "how do I descale the espresso machine", "warranty 보증", "wireless password"]:
+            a, b = corpus_index.search(q), pg.search(q)
+            assert b.lists == a.lists
+            assert b.doc_ids() == a.doc_ids(), q
+            for x, y in zip(a.chunks, b.chunks):
+                assert y.score == pytest.approx(x.score, abs=1e-3)

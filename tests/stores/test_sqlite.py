@@ -46,16 +46,21 @@ def test_vector_search_is_exact_and_cached_until_a_write(tmp_path):
         assert s.vector(q, 1)[0].chunk_id != "d07#0"
 
 
-def test_a_schema_1_file_gains_the_heading_column_and_still_searches(tmp_path, build):
-    """A file written before heading vectors: same tables, no heading_vector column."""
+def as_older_schema(path, doc, records, script: str) -> None:
+    """Write one document with today's store, then run ``script`` to take the file back."""
     import sqlite3
 
-    path = tmp_path / "old.chaja"
     with SqliteStore(path) as s:
-        d, r = build.make_doc("d", "제목", ["본문"], headings=[("개요",)])
-        s.put_document(d, r)
+        s.put_document(doc, records)
     db = sqlite3.connect(path)
-    db.executescript("""
+    db.executescript(script)
+    db.close()
+
+
+def test_a_schema_1_file_gains_the_heading_column_and_still_searches(tmp_path, build):
+    """A file written before heading vectors: same tables, no heading_vector column."""
+    path, d, r = tmp_path / "old.chaja", *build.make_doc("d", "제목", ["본문"], headings=[("개요",)])
+    as_older_schema(path, d, r, """
         CREATE TABLE chunks_v1 (
             rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,
             doc_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
@@ -66,7 +71,6 @@ def test_a_schema_1_file_gains_the_heading_column_and_still_searches(tmp_path, b
         DROP TABLE chunks; ALTER TABLE chunks_v1 RENAME TO chunks;
         UPDATE meta SET value = '1' WHERE key = 'schema_version';
     """)
-    db.close()
     with SqliteStore(path) as s:
         assert s.get_meta("schema_version") == str(SCHEMA_VERSION)
         assert [h.chunk_id for h in s.vector(r[0].vector, 3)] == ["d#0"]
@@ -78,21 +82,14 @@ def test_a_schema_1_file_gains_the_heading_column_and_still_searches(tmp_path, b
 
 def test_a_schema_2_file_gains_the_aligned_columns(tmp_path, build):
     """A file written before aligned vectors searches as before and takes them from then on."""
-    import sqlite3
-
     import numpy as np
 
-    path = tmp_path / "old.chaja"
-    with SqliteStore(path) as s:
-        d, r = build.make_doc("d", "제목", ["본문"], headings=[("개요",)])
-        s.put_document(d, r)
-    db = sqlite3.connect(path)
-    db.executescript("""
+    path, d, r = tmp_path / "old.chaja", *build.make_doc("d", "제목", ["본문"], headings=[("개요",)])
+    as_older_schema(path, d, r, """
         ALTER TABLE chunks DROP COLUMN aligned_vector;
         ALTER TABLE chunks DROP COLUMN aligned_heading_vector;
         UPDATE meta SET value = '2' WHERE key = 'schema_version';
     """)
-    db.close()
     with SqliteStore(path) as s:
         assert s.get_meta("schema_version") == str(SCHEMA_VERSION)
         assert [h.chunk_id for h in s.vector(r[0].vector, 3)] == ["d#0"]

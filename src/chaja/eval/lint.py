@@ -25,18 +25,14 @@ sequences have a common trigram.
 """
 from __future__ import annotations
 
-import re
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
 from chaja.eval.headings import file_headings
 from chaja.function_words import (EN_STOPWORDS, KO_ENDINGS, KO_PARTICLES, KO_STOPWORDS,
-                                  is_hangul as _is_hangul, korean_stem as _korean_word)
+                                  is_hangul as _is_hangul, korean_stem as _korean_word, word_pieces)
 
-_RUN = re.compile(r"[^\W_]+")
-_SCRIPT = re.compile(r"[\uac00-\ud7a3]+|[^\uac00-\ud7a3]+")
 
 
 def _english_word(word: str) -> str:
@@ -57,20 +53,18 @@ def _english_word(word: str) -> str:
 
 def content_words(text: str) -> list[str]:
     words: list[str] = []
-    for run in _RUN.findall(unicodedata.normalize("NFKC", text).casefold()):
-        pieces = _SCRIPT.findall(run)
-        for i, piece in enumerate(pieces):
-            if _is_hangul(piece):
-                if i > 0 and (piece in KO_PARTICLES or piece in KO_ENDINGS):
-                    continue  # particle glued to a code word: state를
-                piece = _korean_word(piece)
-                if piece in KO_STOPWORDS or piece in KO_PARTICLES or piece in KO_ENDINGS:
-                    continue
-            elif piece in EN_STOPWORDS:
+    for glued, piece in word_pieces(text):
+        if _is_hangul(piece):
+            if glued and (piece in KO_PARTICLES or piece in KO_ENDINGS):
+                continue  # particle glued to a code word: state를
+            piece = _korean_word(piece)
+            if piece in KO_STOPWORDS or piece in KO_PARTICLES or piece in KO_ENDINGS:
                 continue
-            else:
-                piece = _english_word(piece)
-            words.append(piece)
+        elif piece in EN_STOPWORDS:
+            continue
+        else:
+            piece = _english_word(piece)
+        words.append(piece)
     return words
 
 

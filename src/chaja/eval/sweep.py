@@ -103,7 +103,8 @@ def _s(key: str, *values: Any, needs: str = "", names: tuple = ()) -> Setting:
 
 
 DEFAULT_SETTINGS: tuple[Setting, ...] = (
-    _s("fusion", "convex", "rrf"),
+    _s("fusion", "calibrated", "convex", "rrf"),
+    _s("query_terms", "content", "all"),
     _s("rrf_k", 10.0, 20.0, 60.0),
     _s("candidates", 20, 60, 100),
     _s("gate", True, False),
@@ -114,6 +115,10 @@ DEFAULT_SETTINGS: tuple[Setting, ...] = (
     _s("title_slot", False, True),
     _s("chunk_cap", 0, 1, 2),
     _s("heading_list", True, False, needs="headings"),
+    _s("aligned_list", True, False, needs="languages"),
+    _s("aligned_heading_list", True, False, needs="languages"),
+    _s("language_margin", -2.0, -1.0, 0.0, needs="languages"),
+    _s("language_softness", 0.25, 1.0, needs="languages"),
     _s("language_projection", False, True, needs="languages"),
     _s("language_centering", False, True, needs="languages"),
     _s("cross_language_keyword", False, True, needs="languages"),

@@ -23,7 +23,8 @@ language for the keyword list) 0 from that list. Calibrated fusion instead:
        g(q) = 1 − σ((max_{c ∉ L(q)} V(c) − max_{c ∈ L(q)} V(c) − d₀) / τ),
 
    with L(q) the candidates in the query's language and σ the logistic function.
-   The keyword list only ever matches pages in the query's script, so when the
+   The title list (``title_path``), when on, counts the same way, a chunk taking the
+   better of its two values. The keyword list only ever matches pages in the query's script, so when the
    vector evidence puts another language's page near or above the best
    same-language page, the keyword list must not decide between them; when the
    query's language clearly leads (or the store holds one language), g ≈ 1.
@@ -92,14 +93,19 @@ def language_share(vector: Mapping[str, float], lang_of: Mapping[str, str], qlan
     return 1.0 - logistic((max(other) - max(own) - d0) / tau)
 
 
-def calibrated(z: Mapping[str, Mapping[str, float]], keyword: Sequence[Hit], shares: Mapping[str, float], *, weights: Mapping[str, float],
+def calibrated(z: Mapping[str, Mapping[str, float]], keyword: Sequence[Hit], shares: Mapping[str, float], *,
+               also: Sequence[Sequence[Hit]] = (), weights: Mapping[str, float],
                keyword_weight: float, lang_of: Mapping[str, str], qlang: str, d0: float, tau: float,
                best_rank: Mapping[str, int]) -> tuple[list[tuple[str, float]], float]:
-    """Fused (chunk id, score) best first, and g(q), the keyword list's share for this query."""
+    """Fused (chunk id, score) best first, and g(q), the keyword list's share for this query.
+    ``also``: further keyword-like lists (the title list); a chunk takes its best K."""
     candidates = sorted(set(best_rank))
     vector = vector_evidence(z, weights, candidates)
-    g = language_share(vector, lang_of, qlang, d0, tau) if keyword else 0.0
+    g = language_share(vector, lang_of, qlang, d0, tau) if keyword or any(also) else 0.0
     kv = keyword_values(keyword, shares)
+    for hits in also:
+        for c, v in keyword_values(hits, shares).items():
+            kv[c] = max(kv.get(c, 0.0), v)
     scores = {c: vector[c] + keyword_weight * g * kv.get(c, 0.0) for c in candidates}
     order = sorted(scores.items(), key=lambda kv_: (-kv_[1], best_rank[kv_[0]], kv_[0]))
     return order, g

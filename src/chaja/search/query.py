@@ -32,12 +32,9 @@ when either is held to the gate's share by one keyword result, so "warranty 보�
 """
 from __future__ import annotations
 
-import re
-import unicodedata
-
 from chaja.analysis import Analyzer, bigram_terms, kiwi_terms
 from chaja.function_words import (EN_STOPWORDS, KO_ENDINGS, KO_PARTICLES, KO_STOPWORDS, is_hangul,
-                                  korean_stem, strip_suffix)
+                                  korean_stem, strip_suffix, word_pieces)
 
 QUERY_TERMS = ("content", "all")
 
@@ -57,9 +54,6 @@ KO_QUESTION_ENDINGS = tuple(sorted(set("""
 려면 으려면 려고 으려고 는데 은데 죠 지요 고요 네요 군요 는다 다 요
 """.split()), key=len, reverse=True))
 
-_RUN = re.compile(r"[^\W_]+")
-_SCRIPT = re.compile(r"[\uac00-\ud7a3]+|[^\uac00-\ud7a3]+")
-
 
 def korean_content_stem(word: str) -> str:
     """A Korean word without particle, ending, question ending and light verb ('' if nothing is left)."""
@@ -77,17 +71,15 @@ def korean_content_stem(word: str) -> str:
 def content_words(text: str) -> list[str]:
     """The words of a query that say what it asks, in order (may be empty)."""
     words: list[str] = []
-    for run in _RUN.findall(unicodedata.normalize("NFKC", text).casefold()):
-        pieces = _SCRIPT.findall(run)
-        for i, piece in enumerate(pieces):
-            if is_hangul(piece):
-                if i > 0 and (piece in KO_PARTICLES or piece in KO_ENDINGS or piece in KO_QUESTION_ENDINGS):
-                    continue            # a particle glued to a code word: AKI란, state를
-                piece = korean_content_stem(piece)
-            elif piece in EN_STOPWORDS or piece in EN_QUESTION_WORDS:
-                piece = ""
-            if piece:
-                words.append(piece)
+    for glued, piece in word_pieces(text):
+        if is_hangul(piece):
+            if glued and (piece in KO_PARTICLES or piece in KO_ENDINGS or piece in KO_QUESTION_ENDINGS):
+                continue            # a particle glued to a code word: AKI란, state를
+            piece = korean_content_stem(piece)
+        elif piece in EN_STOPWORDS or piece in EN_QUESTION_WORDS:
+            piece = ""
+        if piece:
+            words.append(piece)
     return words
 
 

@@ -1,15 +1,18 @@
-"""The search pipeline: candidate lists → gate → RRF → weights → slots → cap → documents.
+"""The search pipeline: candidate lists → gate → fusion → weights → slots → cap → documents.
 
-1. keyword list: BM25 over analysed query terms (title and heading weighted);
+1. keyword list: BM25 over the query's content terms (:mod:`chaja.search.query`;
+   title and heading weighted);
 2. vector list: cosine of the query vector against chunk vectors;
    heading list (``heading_list``, when the store keeps heading vectors): cosine
-   against the vectors of the chunks' section names (title > heading path). A
-   section name is short and says what its section is about, and a translated
-   one lands near the original where a whole chunk does not; this is the list
-   that finds a page across languages (docs/crosslingual.md);
+   against the vectors of the chunks' section names (title > heading path);
+   aligned lists (``aligned_list``, ``aligned_heading_list``, on a store of more
+   than one language): the aligned encoder's vectors of passages and section
+   names, in which translations land together (docs/crosslingual.md);
 3. optional title list: BM25 over titles alone;
-4. the keyword gate may remove the keyword list (see :mod:`chaja.search.gate`);
-5. RRF with k = ``rrf_k`` fuses the lists (:mod:`chaja.search.fusion`);
+4. the keyword gate may remove the keyword list (see :mod:`chaja.search.gate`),
+   judged per script for a mixed-script query;
+5. fusion: calibrated (:mod:`chaja.search.calibrated`, the default), convex or
+   RRF (:mod:`chaja.search.fusion`);
 6. source and freshness multipliers scale fused scores (:mod:`chaja.search.weights`);
 7. reserved slots put the best keyword (and title) hits first (:mod:`chaja.search.slots`);
 8. a per-document chunk cap, then the top-k chunks are grouped into documents.
@@ -176,11 +179,12 @@ class Searcher:
         return {cid: term_coverage(terms, held) for cid, held in found.items()}
 
     def _calibrated(self, text: str, terms: list[str], lists: dict[str, list[Hit]],
-                    qv: np.ndarray | None) -> tuple[list, float]:
-        """Calibrated fusion (:mod:`chaja.search.calibrated`) of the lists found for one query."""
+                    qv: np.ndarray | None) -> tuple[list, float, dict]:
+        """Calibrated fusion (:mod:`chaja.search.calibrated`) of the lists found for one query:
+        (fused list, g(q), the candidate chunks it read)."""
         cfg = self.cfg
         if set(lists) - {"keyword"} == set() or not any(h for m, h in lists.items() if m != "keyword"):
-            return [(h.chunk_id, h.score) for h in lists.get("keyword", [])], 1.0   # nothing to calibrate
+            return [(h.chunk_id, h.score) for h in lists.get("keyword", [])], 1.0, {}   # nothing to calibrate
         best: dict[str, int] = {}
         for hits in lists.values():
             for cid, r in ranks(hits).items():
@@ -198,13 +202,14 @@ class Searcher:
                 continue
             mu, sigma = background.moments(stats, q)
             z[field] = {c: (s - mu) / sigma for c, s in self.store.vector_scores(q, candidates, field=field).items()}
-        langs = {c: ch.lang for c, ch in self.store.chunks(candidates).items()}
-        keyword = lists.get("keyword", [])
-        shares = self._shares(terms, keyword)
-        return calibrated(z, keyword, shares, weights=weights,
-                          keyword_weight=cfg.calibrated_weights.get("keyword", 1.0), lang_of=langs,
-                          qlang=detect_language(text), d0=cfg.language_margin, tau=cfg.language_softness,
-                          best_rank=best)
+        read = self.store.chunks(candidates)
+        keyword, title = lists.get("keyword", []), lists.get("title", [])
+        fused, g = calibrated(z, keyword, self._shares(terms, keyword + title), also=[title] if title else [],
+                              weights=weights,
+                              keyword_weight=cfg.calibrated_weights.get("keyword", 1.0),
+                              lang_of={c: ch.lang for c, ch in read.items()}, qlang=detect_language(text),
+                              d0=cfg.language_margin, tau=cfg.language_softness, best_rank=best)
+        return fused, g, read
 
     def coverage(self, terms: list[str], keyword: list[Hit]) -> float:
         """The gate's measure: the best share of the query's terms one top keyword result
@@ -258,10 +263,12 @@ class Searcher:
         elif cfg.fusion == "convex":
             fused = convex(lists, weights=cfg.list_weights or None, normalization=cfg.normalization)
         elif cfg.fusion == "calibrated":
-            fused, signals["keyword_share"] = self._calibrated(text, terms, lists, qv)
+            fused, signals["keyword_share"], read = self._calibrated(text, terms, lists, qv)
         else:
             raise ValueError(f"search.fusion must be calibrated, convex or rrf, not {cfg.fusion!r}")
         order, scores, fetched = self._weighted(fused)
+        if cfg.fusion == "calibrated":
+            fetched = {**read, **fetched}     # the chunks calibrated fusion read for their languages
 
         reserved: list[str] = []
         if cfg.title_slot and title:
