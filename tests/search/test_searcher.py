@@ -255,19 +255,28 @@ def test_index_without_heading_vectors_has_no_heading_list(tmp_path, encoder, co
         assert idx.config.index.heading_vectors is False
 
 
-def test_calibrated_score_is_recomputed_from_the_store(corpus_index):
+@pytest.mark.parametrize("off", [None, "aligned_list"])
+def test_calibrated_score_is_recomputed_from_the_store(corpus_index, off):
     """The default fusion: background z-scores of every candidate in every weighted field,
-    a missing heading filled from the chunk, plus the shared keyword evidence."""
+    a missing heading filled from the chunk, plus the shared keyword evidence; a list
+    that is off adds no evidence."""
     from chaja.search import background
     from chaja.search.calibrated import keyword_values
-    assert corpus_index.config.search.fusion == "calibrated"
-    q = "자기주식 소각"
-    res = corpus_index.search(q)
-    s = corpus_index.searcher()
     cfg = corpus_index.config.search
-    assert res.lists == ["vector", "heading", "keyword", "aligned", "aligned_heading"]
+    assert cfg.fusion == "calibrated"
+    q = "자기주식 소각"
+    if off:
+        setattr(cfg, off, False)
+    try:
+        res = corpus_index.search(q)
+    finally:
+        if off:
+            setattr(cfg, off, True)
+    s = corpus_index.searcher()
+    expected_lists = ["vector", "heading", "keyword", "aligned", "aligned_heading"]
+    assert res.lists == [m for m in expected_lists if not (off and m == "aligned")]
     qv, qa = s.query_vector(q), s.aligned.encode_queries([q])[0]
-    w = cfg.calibrated_weights
+    w = dict(cfg.calibrated_weights, **({"aligned": 0.0} if off else {}))
     ids = [c.chunk.id for c in res.chunks]
     z = {}
     for field, vec in (("chunk", qv), ("heading", qv), ("aligned", qa), ("aligned_heading", qa)):

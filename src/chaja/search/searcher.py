@@ -193,7 +193,9 @@ class Searcher:
         queries = {"chunk": qv, "heading": qv}
         if self._aligned_query is not None:
             queries["aligned"] = queries["aligned_heading"] = self._aligned_query
-        weights = {FIELD_OF_LIST[m]: w for m, w in cfg.calibrated_weights.items() if m in FIELD_OF_LIST and w}
+        # a list that is off (or found nothing) adds neither candidates nor evidence
+        weights = {FIELD_OF_LIST[m]: w for m, w in cfg.calibrated_weights.items()
+                   if m in FIELD_OF_LIST and w and lists.get(m)}
         needed = set(weights) | {PARTNER[f] for f in weights if f in PARTNER}
         z: dict[str, dict[str, float]] = {}
         for field, q in queries.items():
