@@ -76,6 +76,7 @@ class SearchConfig:
         "vector": 1.0, "heading": 0.25, "aligned": 0.5, "aligned_heading": 0.5, "keyword": 8.0})  # calibrated fusion
     language_margin: float = -1.0       # calibrated fusion: d0 of the keyword list's per-query share g(q)
     language_softness: float = 0.25     # ... and its tau
+    keyword_neutral_depth: int = 5      # calibrated fusion: other-language chunks get the mean keyword value of this many best own-language ones (0 = off)
     abstain_below: float = 0.0          # answer "nothing relevant" when the best cosine is below this ...
     abstain_coverage: float = 1.0       # ... and no keyword result holds this share of the query terms
 

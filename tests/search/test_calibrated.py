@@ -3,7 +3,8 @@ import math
 import pytest
 
 from chaja.documents import Hit
-from chaja.search.calibrated import calibrated, keyword_values, language_share, logistic, vector_evidence
+from chaja.search.calibrated import (calibrated, keyword_values, language_share, logistic,
+                                     neutral_for_other_languages, vector_evidence)
 
 
 def test_a_missing_field_borrows_the_partner_field_so_missing_is_neutral():
@@ -46,3 +47,16 @@ def test_ties_keep_the_best_single_rank_then_the_id():
                           best_rank={"x": 2, "y": 1, "z": 2})
     assert [c for c, _ in order] == ["y", "x", "z"]
     assert all(math.isfinite(s) for _, s in order)
+
+
+def test_other_language_chunks_get_the_neutral_keyword_value():
+    vector = {"ko1": 9.0, "ko2": 8.0, "ko3": 1.0, "en1": 8.5, "en2": 2.0}
+    lang = {"ko1": "ko", "ko2": "ko", "ko3": "ko", "en1": "en", "en2": "en"}
+    kv = {"ko1": 1.0, "ko2": 0.0, "ko3": 0.5, "en2": 0.9}
+    out = neutral_for_other_languages(kv, vector, lang, "ko", depth=2)
+    assert out["en1"] == 0.5                      # the mean of the two best Korean chunks (1.0 and 0.0)
+    assert out["en2"] == 0.9                      # a real keyword match is kept when higher
+    assert {c: out[c] for c in ("ko1", "ko2", "ko3")} == {"ko1": 1.0, "ko2": 0.0, "ko3": 0.5}
+    assert neutral_for_other_languages(kv, vector, lang, "ko", depth=0) == kv
+    one = {"ko1": 9.0, "ko2": 8.0}
+    assert neutral_for_other_languages({"ko1": 1.0}, one, lang, "ko", depth=5) == {"ko1": 1.0}   # one language

@@ -267,9 +267,11 @@ def test_calibrated_score_is_recomputed_from_the_store(corpus_index, off):
     q = "자기주식 소각"
     if off:
         setattr(cfg, off, False)
+    depth, cfg.keyword_neutral_depth = cfg.keyword_neutral_depth, 0   # its own test below
     try:
         res = corpus_index.search(q)
     finally:
+        cfg.keyword_neutral_depth = depth
         if off:
             setattr(cfg, off, True)
     s = corpus_index.searcher()

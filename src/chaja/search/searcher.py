@@ -210,7 +210,8 @@ class Searcher:
                               weights=weights,
                               keyword_weight=cfg.calibrated_weights.get("keyword", 1.0),
                               lang_of={c: ch.lang for c, ch in read.items()}, qlang=detect_language(text),
-                              d0=cfg.language_margin, tau=cfg.language_softness, best_rank=best)
+                              d0=cfg.language_margin, tau=cfg.language_softness, best_rank=best,
+                              neutral_depth=cfg.keyword_neutral_depth)
         return fused, g, read
 
     def coverage(self, terms: list[str], keyword: list[Hit]) -> float:
