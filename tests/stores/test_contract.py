@@ -341,6 +341,21 @@ def test_vector_sample_returns_stored_vectors(store, build):
     assert {tuple(np.round(v, 5)) for v in sample} == stored
     assert store.vector_sample(2).shape[0] == 2
     assert store.vector_sample(10, field="heading").shape[0] == 0
+    # below the store's size, the same chunks in every store: the first n by md5 of the chunk id
+    from chaja.stores.base import sample_order
+    first = sorted(r, key=lambda x: sample_order(x.chunk.id))[:2]
+    assert {tuple(np.round(v, 5)) for v in store.vector_sample(2)} == \
+        {tuple(np.round(np.asarray(x.vector, dtype=np.float32), 5)) for x in first}
+
+
+def test_chunk_languages(store, build):
+    d, r = build.make_doc("ko-doc", "문서", ["하나", "둘"])
+    e, q = build.make_doc("en-doc", "Doc", ["one"], lang="en")
+    store.put_document(d, r)
+    store.put_document(e, q)
+    assert store.chunk_languages(["ko-doc#0", "ko-doc#1", "en-doc#0", "missing"]) == \
+        {"ko-doc#0": "ko", "ko-doc#1": "ko", "en-doc#0": "en"}
+    assert store.chunk_languages([]) == {}
 
 
 def test_chunks_of_one_section_share_its_heading_vector(store, build):

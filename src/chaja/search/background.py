@@ -11,9 +11,10 @@ whole: for query q and the stored unit vectors v of one field,
 with m the mean and Σ the covariance of the stored vectors (the whole d × d
 matrix: a low-rank Σ with an isotropic rest, probabilistic PCA, overstates σ_q
 by 10–30% for e5 queries, whose mass falls where passages vary least). The
-statistics are estimated at index time from the store's vectors (a sample of at
-most ``SAMPLE`` of them) and kept in the store (``index.vector_background``), so
-every search of the same store calibrates the same way, in SQLite and PostgreSQL.
+statistics are estimated at index time from the store's vectors (at most
+``SAMPLE`` of them, chosen by a hash of the chunk id the same way in every store)
+and kept in the store (``index.vector_background``), so every search of the
+same documents calibrates the same way, in SQLite and PostgreSQL.
 """
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ import base64
 import json
 
 import numpy as np
+
+from chaja.stores.base import VECTOR_FIELDS
 
 META_KEY = "index.vector_background"
 SAMPLE = 50_000       # stored vectors read to estimate the statistics
@@ -38,7 +41,7 @@ def fit(mat: np.ndarray) -> dict | None:
             "cov": (centred.T @ centred / mat.shape[0]).astype(np.float32)}
 
 
-FIELDS = ("chunk", "heading", "aligned", "aligned_heading")
+FIELDS = VECTOR_FIELDS
 
 
 def of_store(store) -> dict[str, dict | None]:

@@ -19,6 +19,7 @@
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 
 import numpy as np
@@ -69,7 +70,6 @@ class Searcher:
                  aligned: Encoder | None = None):
         self.store, self.encoder, self.cfg, self.analyzer = store, encoder, cfg, analyzer
         self.aligned = aligned
-        self._aligned_query: np.ndarray | None = None
         self._background: dict[str, dict] | None = None
         self._languages: set[str] | None = None
         self._means: dict[str, np.ndarray] | None = None
@@ -146,20 +146,21 @@ class Searcher:
                 out[f"keyword:{lang}"] = hits
         return out
 
-    def aligned_lists(self, text: str, n: int) -> dict[str, list[Hit]]:
-        """The aligned encoder's lists: passages (``aligned``) and section names
-        (``aligned_heading``), when the store holds those vectors and more than one
-        language (on KorQuAD and SciFact, one language each, they cost 0.01–0.05 nDCG@10)."""
+    def aligned_lists(self, text: str, n: int) -> tuple[dict[str, list[Hit]], np.ndarray | None]:
+        """The aligned encoder's lists, passages (``aligned``) and section names
+        (``aligned_heading``), and the query's aligned vector; empty unless the store
+        holds those vectors and more than one language (on KorQuAD and SciFact, one
+        language each, they cost 0.01–0.05 nDCG@10)."""
         cfg = self.cfg
         if self.aligned is None or not (cfg.aligned_list or cfg.aligned_heading_list) or len(self.languages) < 2:
-            return {}   # aligned vectors bridge languages: a store of one language searches without them
-        qa = self._aligned_query = self.aligned.encode_queries([text])[0]
+            return {}, None   # aligned vectors bridge languages: a store of one language searches without them
+        qa = self.aligned.encode_queries([text])[0]
         out = {}
         for name, on in (("aligned", cfg.aligned_list), ("aligned_heading", cfg.aligned_heading_list)):
             hits = self.store.vector(qa, n, field=name) if on else []
             if hits:
                 out[name] = hits
-        return out
+        return out, qa
 
     @property
     def background(self) -> dict[str, dict]:
@@ -171,56 +172,58 @@ class Searcher:
                 self._background = {f: s for f, s in background.of_store(self.store).items() if s is not None}
         return self._background
 
-    def _shares(self, terms: list[str], keyword: list[Hit]) -> dict[str, float]:
-        """Share of the query's terms each keyword result holds."""
-        if not keyword:
-            return {}
-        found = self.store.chunk_terms([h.chunk_id for h in keyword])
-        return {cid: term_coverage(terms, held) for cid, held in found.items()}
-
-    def _calibrated(self, text: str, terms: list[str], lists: dict[str, list[Hit]],
-                    qv: np.ndarray | None) -> tuple[list, float, dict]:
-        """Calibrated fusion (:mod:`chaja.search.calibrated`) of the lists found for one query:
-        (fused list, g(q), the candidate chunks it read)."""
+    def _calibrated(self, lists: dict[str, list[Hit]], queries: dict[str, np.ndarray | None],
+                    shares: dict[str, float], qlang: str) -> tuple[list, float]:
+        """Calibrated fusion (:mod:`chaja.search.calibrated`) of one query's lists: the fused
+        list and g(q). ``queries``: vector field → the query vector that searches it;
+        ``shares``: chunk → share of the query's terms it holds, for the keyword-like lists."""
         cfg = self.cfg
-        if set(lists) - {"keyword"} == set() or not any(h for m, h in lists.items() if m != "keyword"):
-            return [(h.chunk_id, h.score) for h in lists.get("keyword", [])], 1.0, {}   # nothing to calibrate
+        keyword, title = lists.get("keyword", []), lists.get("title", [])
+        if not any(lists.get(m) for m in FIELD_OF_LIST):
+            return [(h.chunk_id, h.score) for h in keyword], 1.0   # keyword only: nothing to calibrate
         best: dict[str, int] = {}
         for hits in lists.values():
             for cid, r in ranks(hits).items():
                 best[cid] = min(best.get(cid, r), r)
         candidates = sorted(best)
-        queries = {"chunk": qv, "heading": qv}
-        if self._aligned_query is not None:
-            queries["aligned"] = queries["aligned_heading"] = self._aligned_query
         # a list that is off (or found nothing) adds neither candidates nor evidence
         weights = {FIELD_OF_LIST[m]: w for m, w in cfg.calibrated_weights.items()
                    if m in FIELD_OF_LIST and w and lists.get(m)}
         needed = set(weights) | {PARTNER[f] for f in weights if f in PARTNER}
         z: dict[str, dict[str, float]] = {}
-        for field, q in queries.items():
-            stats = self.background.get(field)
-            if q is None or stats is None or field not in needed:
+        for field in needed:
+            q, stats = queries.get(field), self.background.get(field)
+            if q is None or stats is None:
                 continue
             mu, sigma = background.moments(stats, q)
             z[field] = {c: (s - mu) / sigma for c, s in self.store.vector_scores(q, candidates, field=field).items()}
-        read = self.store.chunks(candidates)
-        keyword, title = lists.get("keyword", []), lists.get("title", [])
-        fused, g = calibrated(z, keyword, self._shares(terms, keyword + title), also=[title] if title else [],
-                              weights=weights,
-                              keyword_weight=cfg.calibrated_weights.get("keyword", 1.0),
-                              lang_of={c: ch.lang for c, ch in read.items()}, qlang=detect_language(text),
-                              d0=cfg.language_margin, tau=cfg.language_softness, best_rank=best,
-                              neutral_depth=cfg.keyword_neutral_depth)
-        return fused, g, read
+        return calibrated(z, keyword, shares, also=[title] if title else [], weights=weights,
+                          keyword_weight=cfg.calibrated_weights.get("keyword", 1.0),
+                          lang_of=self.store.chunk_languages(candidates), qlang=qlang,
+                          d0=cfg.language_margin, tau=cfg.language_softness, best_rank=best,
+                          neutral_depth=cfg.keyword_neutral_depth)
 
-    def coverage(self, terms: list[str], keyword: list[Hit]) -> float:
+    def coverage(self, terms: list[str], keyword: list[Hit],
+                 terms_of: Callable[[list[str]], dict[str, set[str]]] | None = None) -> float:
         """The gate's measure: the best share of the query's terms one top keyword result
-        holds, judged per script for a mixed-script query (the better script counts)."""
+        holds, judged per script for a mixed-script query (the better script counts).
+        ``terms_of`` reads chunks' terms (default: the store; a search passes its memo)."""
         if not keyword:
             return 0.0
-        return max(best_coverage(group, keyword, self.store.chunk_terms, self.cfg.gate_depth)
-                   for group in script_groups(terms))
+        terms_of = terms_of or self.store.chunk_terms
+        return max(best_coverage(group, keyword, terms_of, self.cfg.gate_depth) for group in script_groups(terms))
+
+    def _terms_memo(self) -> Callable[[list[str]], dict[str, set[str]]]:
+        """``store.chunk_terms`` that reads each chunk once per search (the gate, the
+        shares of calibrated fusion and the title slot all ask)."""
+        held: dict[str, set[str]] = {}
+
+        def terms_of(ids: list[str]) -> dict[str, set[str]]:
+            missing = [c for c in dict.fromkeys(ids) if c not in held]
+            if missing:
+                held.update(self.store.chunk_terms(missing))
+            return {c: held[c] for c in ids if c in held}
+        return terms_of
 
     # ---- the pipeline ----------------------------------------------------
     def search(self, text: str, top_k: int | None = None) -> SearchResult:
@@ -232,13 +235,13 @@ class Searcher:
             raise ValueError(f"search.reranker {cfg.reranker!r} is not available; this version has no reranker")
         if cfg.mode not in ("hybrid", "keyword", "vector"):
             raise ValueError(f"search.mode must be hybrid, keyword or vector, not {cfg.mode!r}")
-        self._aligned_query = None
         terms = query_terms(self.analyzer, text, cfg.query_terms)
+        terms_of = self._terms_memo()
         keyword = self.keyword_list(terms, n) if cfg.mode != "vector" else []
         use_vectors = cfg.mode != "keyword" and self.encoder is not None
         qv = self.query_vector(text) if use_vectors else None   # encoded once per search
         vector = self.vector_list(text, n, qv) if use_vectors else []
-        coverage = self.coverage(terms, keyword)
+        coverage = self.coverage(terms, keyword, terms_of)
         keyword_used = bool(keyword) and (not cfg.gate or not vector or coverage >= cfg.gate_share)
         signals = {"top_cosine": vector[0].score if vector else 0.0, "keyword_coverage": coverage}
         if should_abstain(signals, cfg):
@@ -250,8 +253,9 @@ class Searcher:
             lists["heading"] = heading
         if keyword_used:
             lists["keyword"] = keyword
-        lists.update(self.aligned_lists(text, n) if use_vectors else {})
-        qlang = detect_language(text) if cfg.cross_language_keyword or cfg.cross_language_vector else ""
+        aligned, qa = self.aligned_lists(text, n) if use_vectors else ({}, None)
+        lists.update(aligned)
+        qlang = detect_language(text)
         if cfg.cross_language_keyword:
             lists.update(self.cross_language_lists(qlang, terms, n))
         if cfg.cross_language_vector and qv is not None:
@@ -266,17 +270,18 @@ class Searcher:
         elif cfg.fusion == "convex":
             fused = convex(lists, weights=cfg.list_weights or None, normalization=cfg.normalization)
         elif cfg.fusion == "calibrated":
-            fused, signals["keyword_share"], read = self._calibrated(text, terms, lists, qv)
+            held = terms_of([h.chunk_id for m in ("keyword", "title") for h in lists.get(m, [])])
+            shares = {cid: term_coverage(terms, t) for cid, t in held.items()}
+            queries = {"chunk": qv, "heading": qv, "aligned": qa, "aligned_heading": qa}
+            fused, signals["keyword_share"] = self._calibrated(lists, queries, shares, qlang)
         else:
             raise ValueError(f"search.fusion must be calibrated, convex or rrf, not {cfg.fusion!r}")
         order, scores, fetched = self._weighted(fused)
-        if cfg.fusion == "calibrated":
-            fetched = {**read, **fetched}     # the chunks calibrated fusion read for their languages
 
         reserved: list[str] = []
         if cfg.title_slot and title:
             best = title[0].chunk_id
-            if term_coverage(terms, self.store.chunk_terms([best]).get(best, set())) >= cfg.gate_share:
+            if term_coverage(terms, terms_of([best]).get(best, set())) >= cfg.gate_share:
                 reserved.append(best)
         if cfg.reserved_keyword_share > 0 and keyword_used:
             reserved += [h.chunk_id for h in keyword[: keyword_slot_count(k, cfg.reserved_keyword_share)]]

@@ -7,11 +7,21 @@ a store must treat each term as a literal, so no user input can form query synta
 """
 from __future__ import annotations
 
+import hashlib
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 
 from chaja.documents import Chunk, ChunkRecord, Document, Hit, StoreStats
+
+
+#: every vector field a store may hold: e5 chunk and section-name vectors, aligned ones
+VECTOR_FIELDS = ("chunk", "heading", "aligned", "aligned_heading")
+
+
+def sample_order(chunk_id: str) -> str:
+    """The key :meth:`Store.vector_sample` orders by (md5 of the chunk id), the same in every store."""
+    return hashlib.md5(chunk_id.encode("utf-8")).hexdigest()
 
 
 class StoreError(RuntimeError):
@@ -51,8 +61,12 @@ class Store(Protocol):
         ...
 
     def vector_sample(self, n: int, *, field: str = "chunk") -> np.ndarray:
-        """At most ``n`` stored vectors of ``field`` (all of them when there are fewer), a
-        deterministic sample, for the background statistics of calibrated fusion."""
+        """At most ``n`` stored vectors of ``field`` (all of them when there are fewer): the
+        first ``n`` by :func:`sample_order`, for the background statistics of calibrated fusion."""
+        ...
+
+    def chunk_languages(self, ids: list[str]) -> dict[str, str]:
+        """The language of each listed chunk that exists (without reading its text)."""
         ...
 
     def language_means(self) -> dict[str, tuple[int, np.ndarray]]:

@@ -862,8 +862,8 @@ class PostgresStore:
         return {cid: float(score) for cid, score in rows}
 
     def vector_sample(self, n: int, *, field: str = "chunk") -> np.ndarray:
-        """At most ``n`` stored ``field`` vectors: all of them, or a fixed pseudo-random
-        sample (ordered by a hash of the chunk id) when there are more."""
+        """At most ``n`` stored ``field`` vectors: the first ``n`` by md5 of the chunk id,
+        as :func:`chaja.stores.base.sample_order` orders them."""
         if field not in _FIELD_COLUMNS:
             raise StoreError(f"vector field must be one of {', '.join(_FIELD_COLUMNS)}, not {field!r}")
         table, key, column = _FIELD_COLUMNS[field]
@@ -916,6 +916,14 @@ class PostgresStore:
                                 heading_path=tuple(row[4]), text=row[5], lang=row[6],
                                 source=row[7], doc_type=row[8], date=row[9])
         return out
+
+    def chunk_languages(self, ids: list[str]) -> dict[str, str]:
+        wanted = [i for i in (_clean(x) for x in ids) if i is not None]
+        if not wanted:
+            return {}
+        rows = self._run("cannot read chunk languages", lambda: self.conn.execute(
+            self._q("SELECT id, lang FROM {s}.chunks WHERE id = ANY(%s::text[])"), (wanted,)).fetchall())
+        return {cid: lang or "" for cid, lang in rows}
 
     def chunk_terms(self, ids: list[str]) -> dict[str, set[str]]:
         wanted = [i for i in (_clean(x) for x in ids) if i is not None]

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from chaja.documents import Chunk, ChunkRecord, Document, Hit, StoreStats
-from chaja.stores.base import StoreError
+from chaja.stores.base import StoreError, sample_order
 
 SCHEMA_VERSION = 3
 
@@ -119,7 +119,7 @@ class SqliteStore:
 
         rows = [(r, flat(r.vector), flat(r.heading_vector), flat(r.aligned_vector), flat(r.aligned_heading_vector))
                 for r in records]
-        dims = {v.size for _, v, h, _, _ in rows} | {h.size for _, _, h, _, _ in rows if h is not None}
+        dims = {v.size for row in rows for v in row[1:3] if v is not None}
         known = self.get_meta("dim")
         if len(dims) > 1 or (known and dims and int(known) not in dims):
             raise StoreError(f"vector dimension {sorted(dims)} does not match the store's {known}")
@@ -235,12 +235,17 @@ class SqliteStore:
         top = top[np.lexsort((top, -scores[top]))]
         return [Hit(ids[i], float(scores[i])) for i in top]
 
-    def vector_scores(self, query: np.ndarray, ids: list[str], *, field: str = "chunk") -> dict[str, float]:
-        """Cosine of ``query`` with the ``field`` vector of each chunk in ``ids`` that has one."""
-        mat, all_ids, _ = self._vectors(field)
+    def _row_of(self, field: str) -> dict[str, int]:
+        """chunk id → its row in the ``field`` matrix; kept with the matrix until a write."""
         row = self._rows.get(field)
         if row is None:
-            row = self._rows[field] = {cid: i for i, cid in enumerate(all_ids)}
+            row = self._rows[field] = {cid: i for i, cid in enumerate(self._vectors(field)[1])}
+        return row
+
+    def vector_scores(self, query: np.ndarray, ids: list[str], *, field: str = "chunk") -> dict[str, float]:
+        """Cosine of ``query`` with the ``field`` vector of each chunk in ``ids`` that has one."""
+        mat = self._vectors(field)[0]
+        row = self._row_of(field)
         found = [(cid, row[cid]) for cid in dict.fromkeys(ids) if cid in row]
         if not found:
             return {}
@@ -251,11 +256,17 @@ class SqliteStore:
         return {cid: float(x) for (cid, _), x in zip(found, scores)}
 
     def vector_sample(self, n: int, *, field: str = "chunk") -> np.ndarray:
-        """At most ``n`` stored ``field`` vectors, evenly spaced in insertion order."""
-        mat = self._vectors(field)[0]
+        """At most ``n`` stored ``field`` vectors: the first ``n`` by :func:`sample_order`."""
+        mat, ids, _ = self._vectors(field)
         if mat.shape[0] <= n:
             return mat
-        return mat[np.linspace(0, mat.shape[0] - 1, n).astype(np.int64)]
+        chosen = sorted(range(len(ids)), key=lambda i: sample_order(ids[i]))[:n]
+        return mat[np.sort(np.asarray(chosen, dtype=np.int64))]
+
+    def chunk_languages(self, ids: list[str]) -> dict[str, str]:
+        """The language of each listed chunk, from the in-memory chunk matrix's columns."""
+        langs, row = self._vectors("chunk")[2], self._row_of("chunk")
+        return {cid: str(langs[row[cid]]) for cid in ids if cid in row}
 
     def language_means(self) -> dict[str, tuple[int, np.ndarray]]:
         mat, _, langs = self._vectors()
