@@ -102,6 +102,9 @@ class Index:
         if report.added or report.changed or report.removed or self.store.get_meta(META_KEY) is None:
             self.store.set_meta(META_KEY, encode_means(self.store.language_means()))
             self.store.set_meta(background.META_KEY, background.encode(background.of_store(self.store)))
+        compact = getattr(self.store, "compact_keywords", None)
+        if compact is not None and (report.added or report.changed or report.removed):
+            compact()
         self._searcher = None
         return report
 
@@ -118,7 +121,11 @@ class Index:
 
     def delete(self, doc_id: str) -> bool:
         self._searcher = None
-        return self.store.delete_document(doc_id)
+        found = self.store.delete_document(doc_id)
+        compact = getattr(self.store, "compact_keywords", None)
+        if found and compact is not None:
+            compact()
+        return found
 
     # ---- reading ---------------------------------------------------------
     def searcher(self) -> Searcher:

@@ -120,12 +120,20 @@ def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], an
         # the rate counts section names and aligned passages too
         state.passages_encoded += len(passages) + len(headings) + (len(passages) + len(names) if aligned is not None else 0)
         at = 0
+        batch = []
         for doc, parts in pending:
             records = [ChunkRecord(c, tt, ht, bt, vectors[at + i], headings.get(c.heading_passage()),
                                    None if aligned is None else aligned[at + i], names.get(c.aligned_name() or ""))
                        for i, (c, tt, ht, bt) in enumerate(parts)]
             at += len(parts)
-            store.put_document(doc, records)
+            batch.append((doc, records))
+        put_many = getattr(store, "put_documents", None)
+        if put_many is not None:
+            put_many(batch)
+        else:
+            for doc, records in batch:
+                store.put_document(doc, records)
+        for doc, records in batch:
             if doc.id in stored:
                 report.changed += 1
             else:

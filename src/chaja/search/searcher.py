@@ -213,15 +213,22 @@ class Searcher:
         terms_of = terms_of or self.store.chunk_terms
         return max(best_coverage(group, keyword, terms_of, self.cfg.gate_depth) for group in script_groups(terms))
 
-    def _terms_memo(self) -> Callable[[list[str]], dict[str, set[str]]]:
-        """``store.chunk_terms`` that reads each chunk once per search (the gate, the
-        shares of calibrated fusion and the title slot all ask)."""
+    def _terms_memo(self, terms: list[str]) -> Callable[[list[str]], dict[str, set[str]]]:
+        """The query's ``terms`` each chunk holds, read once per chunk per search (the gate,
+        the shares of calibrated fusion and the title slot all ask, and only ever count
+        query terms): ``store.matched_terms`` where the store has it (the SQLite store
+        answers from its postings), else ``store.chunk_terms`` ∩ terms."""
         held: dict[str, set[str]] = {}
+        wanted = set(terms)
+        matched = getattr(self.store, "matched_terms", None)
 
         def terms_of(ids: list[str]) -> dict[str, set[str]]:
             missing = [c for c in dict.fromkeys(ids) if c not in held]
             if missing:
-                held.update(self.store.chunk_terms(missing))
+                if matched is not None:
+                    held.update(matched(terms, missing))
+                else:
+                    held.update({c: t & wanted for c, t in self.store.chunk_terms(missing).items()})
             return {c: held[c] for c in ids if c in held}
         return terms_of
 
@@ -236,7 +243,7 @@ class Searcher:
         if cfg.mode not in ("hybrid", "keyword", "vector"):
             raise ValueError(f"search.mode must be hybrid, keyword or vector, not {cfg.mode!r}")
         terms = query_terms(self.analyzer, text, cfg.query_terms)
-        terms_of = self._terms_memo()
+        terms_of = self._terms_memo(terms)
         keyword = self.keyword_list(terms, n) if cfg.mode != "vector" else []
         use_vectors = cfg.mode != "keyword" and self.encoder is not None
         qv = self.query_vector(text) if use_vectors else None   # encoded once per search

@@ -17,8 +17,14 @@ Aligned vectors (``field="aligned"`` for the passage, ``"aligned_heading"`` for
 the section name) come from a second, cross-lingually aligned encoder and have a
 dimension of their own (meta ``aligned_dim``).
 
+Keyword top-k is served by :mod:`chaja.stores.sqlite_keywords` (postings in a file
+beside the store, ``<store>-keywords``, kept in step by a change log), which gives FTS5's
+BM25 scores without scoring every matching row; FTS5 stays the source it is built from
+and answers queries whose terms FTS5 reads as phrases (``keyword_engine="fts5"`` always).
+
 Schema 2 added the heading-vector column, schema 3 the two aligned-vector
-columns; an older file gains them (empty) when opened, and searches as before.
+columns, schema 4 the keyword change log and the store's random ``store_id``; an older
+file gains them when opened, and searches as before.
 """
 from __future__ import annotations
 
@@ -26,14 +32,18 @@ import json
 import os
 import sqlite3
 import threading
+import uuid
 from pathlib import Path
 
 import numpy as np
 
 from chaja.documents import Chunk, ChunkRecord, Document, Hit, StoreStats
+from chaja.stores import sqlite_keywords
 from chaja.stores.base import StoreError, sample_order
+from chaja.stores.bm25_segments import SegmentedBM25
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
+KEYWORD_ENGINES = ("postings", "fts5")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -52,7 +62,7 @@ CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     title, heading, body, tokenize = 'ascii'
 );
-"""
+""" + sqlite_keywords.LOG_SCHEMA
 
 
 def fts_query(terms: list[str], column: str | None = None) -> str | None:
@@ -74,7 +84,9 @@ VECTOR_FIELDS = {"chunk": "vector", "heading": "heading_vector", "aligned": "ali
 class SqliteStore:
     """One-file store. Safe for one writer and many readers (WAL); one object per thread."""
 
-    def __init__(self, path: str | os.PathLike):
+    def __init__(self, path: str | os.PathLike, *, keyword_engine: str = "postings"):
+        if keyword_engine not in KEYWORD_ENGINES:
+            raise StoreError(f"keyword_engine must be one of {', '.join(KEYWORD_ENGINES)}, not {keyword_engine!r}")
         self.path = Path(path)
         if self.path.exists() and self.path.is_dir():
             raise StoreError(f"{self.path} is a directory, not a store file")
@@ -94,6 +106,13 @@ class SqliteStore:
             raise StoreError(f"{self.path} was written by a newer chaja (schema {version})")
         elif int(version) < SCHEMA_VERSION:
             self._migrate(int(version))
+        store_id = self.get_meta("store_id")
+        if store_id is None:
+            store_id = uuid.uuid4().hex
+            self._db.execute("INSERT OR IGNORE INTO meta VALUES ('store_id', ?)", (store_id,))
+            store_id = self.get_meta("store_id")
+        self.keyword_engine = keyword_engine
+        self._keywords = sqlite_keywords.SqliteKeywordIndex(self._db, Path(f"{self.path}-keywords"), store_id)
         self._lock = threading.Lock()
         self._matrix: dict[str, tuple[np.ndarray, list[str], np.ndarray]] = {}
         self._rows: dict[str, dict[str, int]] = {}
@@ -114,16 +133,21 @@ class SqliteStore:
 
     # ---- writing ---------------------------------------------------------
     def put_document(self, doc: Document, records: list[ChunkRecord]) -> None:
+        self.put_documents([(doc, records)])
+
+    def put_documents(self, items: list[tuple[Document, list[ChunkRecord]]]) -> None:
+        """Insert or replace several documents in one transaction (all or none): the bulk
+        path, one commit per batch instead of one per document."""
         def flat(v) -> np.ndarray | None:
             return None if v is None else np.asarray(v, dtype=np.float32).ravel()
 
-        rows = [(r, flat(r.vector), flat(r.heading_vector), flat(r.aligned_vector), flat(r.aligned_heading_vector))
-                for r in records]
-        dims = {v.size for row in rows for v in row[1:3] if v is not None}
+        prepared = [(doc, [(r, flat(r.vector), flat(r.heading_vector), flat(r.aligned_vector),
+                            flat(r.aligned_heading_vector)) for r in records]) for doc, records in items]
+        dims = {v.size for _, rows in prepared for row in rows for v in row[1:3] if v is not None}
         known = self.get_meta("dim")
         if len(dims) > 1 or (known and dims and int(known) not in dims):
             raise StoreError(f"vector dimension {sorted(dims)} does not match the store's {known}")
-        adims = {v.size for row in rows for v in row[3:] if v is not None}
+        adims = {v.size for _, rows in prepared for row in rows for v in row[3:] if v is not None}
         aknown = self.get_meta("aligned_dim")
         if len(adims) > 1 or (aknown and adims and int(aknown) not in adims):
             raise StoreError(f"aligned vector dimension {sorted(adims)} does not match the store's {aknown}")
@@ -131,26 +155,31 @@ class SqliteStore:
             cur = self._db.cursor()
             cur.execute("BEGIN IMMEDIATE")
             try:
-                self._delete(cur, doc.id)
-                cur.execute(
-                    "INSERT INTO documents VALUES (?,?,?,?,?,?,?,?,?)",
-                    (doc.id, doc.title, doc.lang, doc.source, doc.doc_type, doc.date,
-                     doc.path, doc.fingerprint(), len(records)),
-                )
-                for r, vec, *extra in rows:
-                    c = r.chunk
+                added = []
+                for doc, rows in prepared:
+                    self._delete(cur, doc.id)
                     cur.execute(
-                        "INSERT INTO chunks (id, doc_id, ordinal, title, heading, text, lang, source,"
-                        " doc_type, date, vector, heading_vector, aligned_vector, aligned_heading_vector)"
-                        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                        (c.id, c.doc_id, c.ordinal, c.title, json.dumps(list(c.heading_path), ensure_ascii=False),
-                         c.text, c.lang, c.source, c.doc_type, c.date, vec.tobytes(),
-                         *(None if v is None else v.tobytes() for v in extra)),
+                        "INSERT INTO documents VALUES (?,?,?,?,?,?,?,?,?)",
+                        (doc.id, doc.title, doc.lang, doc.source, doc.doc_type, doc.date,
+                         doc.path, doc.fingerprint(), len(rows)),
                     )
-                    cur.execute(
-                        "INSERT INTO chunks_fts (rowid, title, heading, body) VALUES (?,?,?,?)",
-                        (cur.lastrowid, " ".join(r.title_terms), " ".join(r.heading_terms), " ".join(r.body_terms)),
-                    )
+                    for r, vec, *extra in rows:
+                        c = r.chunk
+                        cur.execute(
+                            "INSERT INTO chunks (id, doc_id, ordinal, title, heading, text, lang, source,"
+                            " doc_type, date, vector, heading_vector, aligned_vector, aligned_heading_vector)"
+                            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                            (c.id, c.doc_id, c.ordinal, c.title, json.dumps(list(c.heading_path), ensure_ascii=False),
+                             c.text, c.lang, c.source, c.doc_type, c.date, vec.tobytes(),
+                             *(None if v is None else v.tobytes() for v in extra)),
+                        )
+                        cur.execute(
+                            "INSERT INTO chunks_fts (rowid, title, heading, body) VALUES (?,?,?,?)",
+                            (cur.lastrowid, " ".join(r.title_terms), " ".join(r.heading_terms),
+                             " ".join(r.body_terms)),
+                        )
+                        added.append(cur.lastrowid)
+                sqlite_keywords.log_added(cur, added)
                 if dims and not known:
                     cur.execute("INSERT OR REPLACE INTO meta VALUES ('dim', ?)", (str(dims.pop()),))
                 if adims and not aknown:
@@ -163,6 +192,7 @@ class SqliteStore:
                 self._matrix, self._rows = {}, {}
 
     def _delete(self, cur: sqlite3.Cursor, doc_id: str) -> bool:
+        sqlite_keywords.log_removed(cur, doc_id)
         cur.execute("DELETE FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks WHERE doc_id = ?)", (doc_id,))
         cur.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
         cur.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
@@ -185,8 +215,24 @@ class SqliteStore:
     def fingerprints(self) -> dict[str, str]:
         return dict(self._db.execute("SELECT id, fingerprint FROM documents"))
 
+    def _tokens(self, terms: list[str]) -> list[str] | None:
+        """The query terms as single FTS5 tokens for the postings engine, or None where
+        FTS5 must answer (the ``fts5`` engine, or a term FTS5 reads as a phrase)."""
+        if self.keyword_engine != "postings":
+            return None
+        cleaned = dict.fromkeys(t.replace("\x00", "") for t in terms)
+        tokens = [SegmentedBM25.single_token(t) for t in cleaned if t.strip()]
+        return None if None in tokens else tokens
+
     def keyword(self, terms: list[str], n: int, *, title_weight: float = 2.0,
                 heading_weight: float = 1.5, field: str = "all", lang: str | None = None) -> list[Hit]:
+        if n > 0:
+            tokens = self._tokens(terms)
+            if tokens is not None:
+                hits = self._keywords.refresh().search(tokens, n, title_weight=title_weight,
+                                                       heading_weight=heading_weight, field=field, lang=lang)
+                ids = self._ids_of([r for r, _ in hits])
+                return [Hit(ids[r], s) for r, s in hits if r in ids]
         expr = fts_query(terms, "title" if field == "title" else None)
         if expr is None or n <= 0:
             return []
@@ -201,6 +247,19 @@ class SqliteStore:
         sql += " ORDER BY s DESC, c.rowid LIMIT ?"
         args.append(int(n))
         return [Hit(cid, float(s)) for cid, s in self._db.execute(sql, args)]
+
+    def _ids_of(self, rowids: list[int]) -> dict[int, str]:
+        out: dict[int, str] = {}
+        for i in range(0, len(rowids), 500):
+            part = rowids[i:i + 500]
+            out.update(self._db.execute(f"SELECT rowid, id FROM chunks WHERE rowid IN ({','.join('?' * len(part))})", part))
+        return out
+
+    def compact_keywords(self, *, force: bool = False) -> bool:
+        """Fold recent writes into the keyword file (see :mod:`chaja.stores.sqlite_keywords`)
+        once they are many enough, or now with ``force``; True when the file was written."""
+        with self._lock:
+            return self._keywords.compact(force=force)
 
     def _vectors(self, field: str = "chunk") -> tuple[np.ndarray, list[str], np.ndarray]:
         """(matrix, chunk ids, languages) of the chunk vectors, or of the heading
@@ -286,6 +345,20 @@ class SqliteStore:
                                     source=row[7] or "", doc_type=row[8] or "", date=row[9])
         return out
 
+    def matched_terms(self, terms: list[str], ids: list[str]) -> dict[str, set[str]]:
+        """Which of ``terms`` each listed chunk holds: ``chunk_terms(ids)[c] & set(terms)``,
+        from the postings when they can answer (no chunk text is read)."""
+        tokens = self._tokens(terms)
+        if tokens is None or tokens != list(dict.fromkeys(terms)):
+            wanted = set(terms)
+            return {c: t & wanted for c, t in self.chunk_terms(ids).items()}
+        rowid_of: dict[str, int] = {}
+        for i in range(0, len(ids), 500):
+            part = list(ids[i:i + 500])
+            rowid_of.update(self._db.execute(f"SELECT id, rowid FROM chunks WHERE id IN ({','.join('?' * len(part))})", part))
+        held = self._keywords.refresh().holding(tokens, list(rowid_of.values()))
+        return {c: held[r] for c, r in rowid_of.items()}
+
     def chunk_terms(self, ids: list[str]) -> dict[str, set[str]]:
         out: dict[str, set[str]] = {}
         for i in range(0, len(ids), 500):
@@ -309,7 +382,8 @@ class SqliteStore:
             return {k or "": v for k, v in self._db.execute(f"SELECT {col}, COUNT(*) FROM documents GROUP BY {col}")}
         docs = self._db.execute("SELECT COUNT(*) FROM documents").fetchone()[0]
         chunks = self._db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
-        size = sum(p.stat().st_size for p in (self.path, Path(f"{self.path}-wal")) if p.exists())
+        size = sum(p.stat().st_size for p in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-keywords"))
+                   if p.exists())
         return StoreStats(documents=docs, chunks=chunks, by_lang=counts("lang"),
                           by_source=counts("source"), by_doc_type=counts("doc_type"), size_bytes=size)
 

@@ -1,0 +1,300 @@
+"""The systems bench_peers.py compares, each behind the same four calls.
+
+``build(chunks)`` indexes the corpus (an iterable of :func:`peer_corpus.chunk_at` dicts)
+into ``folder``; ``open()`` opens what was built; ``keyword(q, k)``, ``vector(q, k)``
+and ``hybrid(q, k)`` return corpus keys, best first. Every system gets the same analysed
+terms (title, heading and body, as chaja stores them) and the same e5 vectors, so only
+the engines differ:
+
+* chaja: its SQLite store and its default search (``Index.search``), the query vectors
+  handed over precomputed (``e2e`` encodes the query with the real encoders too);
+* bm25s: BM25 over the terms of all three fields as one text, exact numpy or usearch
+  HNSW vectors, fused by RRF (k = 60) over the top 100 of each;
+* tantivy: BM25 over the same text (keyword only);
+* LanceDB: its full-text index over the same text, flat vector search, and its hybrid
+  query with its RRF reranker.
+
+The peers are benchmark extras (``pip install -e '.[bench]'``), never chaja dependencies.
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+DEPTH = 100
+
+
+def rrf(lists: list[list[int]], k: int, c: int = 60) -> list[int]:
+    score: dict[int, float] = {}
+    for lst in lists:
+        for rank, key in enumerate(lst, 1):
+            score[key] = score.get(key, 0.0) + 1.0 / (c + rank)
+    return sorted(score, key=lambda x: (-score[x], x))[:k]
+
+
+def flat_terms(chunk: dict) -> str:
+    return " ".join(t for t in chunk["terms"] if t)
+
+
+class Precomputed:
+    """An encoder that answers with query vectors computed beforehand (timing without encoding)."""
+
+    def __init__(self, name: str, dim: int, table: dict[str, np.ndarray]):
+        self.name, self.dim, self.table = name, dim, table
+
+    def encode_queries(self, texts: list[str]) -> np.ndarray:
+        return np.stack([self.table[t] for t in texts])
+
+    def encode_passages(self, texts: list[str]) -> np.ndarray:  # pragma: no cover - never indexed with
+        raise RuntimeError("precomputed vectors encode queries only")
+
+
+class Chaja:
+    name = "chaja"
+
+    def __init__(self, folder: Path, queries: list[dict], encoder_name: str = ""):
+        self.folder, self.queries, self.encoder_name = folder, queries, encoder_name
+        self.path = folder / "peers.chaja"
+
+    def build(self, chunks) -> dict:
+        import time
+
+        from chaja.documents import Chunk, ChunkRecord, Document, Section
+        from chaja.encoders.aligned import UseM3Encoder
+        from chaja.search import background
+        from chaja.search.languages import META_KEY, encode_means
+        from chaja.stores.sqlite import SqliteStore
+
+        import chaja
+        if self.folder.exists():
+            shutil.rmtree(self.folder)
+        self.folder.mkdir(parents=True)
+        store = SqliteStore(self.path)
+        cfg = chaja.Config()
+        t0 = time.perf_counter()
+        batch = []
+        for c in chunks:
+            cid = f"c{c['key']}"
+            chunk = Chunk(id=cid, doc_id=cid, ordinal=0, title=c["title"], heading_path=tuple(c["heading"]),
+                          text=c["text"], lang=c["lang"])
+            doc = Document(id=cid, title=c["title"], sections=[Section(tuple(c["heading"]), c["text"])], lang=c["lang"])
+            title, heading, body = c["terms"]
+            batch.append((doc, [ChunkRecord(chunk, title.split(), heading.split(), body.split(), c["vector"],
+                                            c["heading_vector"], c["aligned_vector"], c["aligned_heading_vector"])]))
+            if len(batch) == 1000:
+                store.put_documents(batch)
+                batch = []
+        if batch:
+            store.put_documents(batch)
+        rows = time.perf_counter() - t0
+        store.compact_keywords(force=True)
+        keywords = time.perf_counter() - t0 - rows
+        store.set_meta(META_KEY, encode_means(store.language_means()))
+        store.set_meta(background.META_KEY, background.encode(background.of_store(store)))
+        store.set_meta("encoder", self.encoder_name)
+        store.set_meta("aligned_encoder", UseM3Encoder.name)
+        for key in ("analyzer", "chunk_chars", "heading_vectors", "aligned_vectors"):
+            store.set_meta(f"index.{key}", str(getattr(cfg.index, key)))
+        store.close()
+        return {"rows_s": rows, "keyword_index_s": keywords}
+
+    def open(self) -> None:
+        import chaja
+        from chaja.encoders.aligned import UseM3Encoder
+
+        self.idx = chaja.open(self.path)
+        enc_name = self.idx.store.get_meta("encoder")
+        self.idx._encoder = Precomputed(enc_name, 384, {q["text"]: np.asarray(q["vector"], np.float32)
+                                                        for q in self.queries})
+        self.idx._aligned = Precomputed(UseM3Encoder.name, 512, {q["text"]: np.asarray(q["aligned_vector"], np.float32)
+                                                                 for q in self.queries})
+        self.store = self.idx.store
+        self.searcher = self.idx.searcher()
+
+    def keys(self, ids) -> list[int]:
+        return [int(i[1:]) for i in ids]
+
+    def keyword(self, q: dict, k: int) -> list[int]:
+        return self.keys(h.chunk_id for h in self.searcher.keyword_list(q["terms"], k))
+
+    def vector(self, q: dict, k: int) -> list[int]:
+        return self.keys(h.chunk_id for h in self.store.vector(np.asarray(q["vector"], np.float32), k))
+
+    def hybrid(self, q: dict, k: int) -> list[int]:
+        return self.keys(d.doc_id for d in self.idx.search(q["text"], k).documents)
+
+    def e2e(self, q: dict, k: int) -> list[int]:
+        if not hasattr(self, "real"):
+            import chaja
+            self.real = chaja.open(self.path)
+        return self.keys(d.doc_id for d in self.real.search(q["text"], k).documents)
+
+
+class Bm25s:
+    name = "bm25s"
+
+    def __init__(self, folder: Path, queries: list[dict], ann: bool = False):
+        self.folder, self.queries, self.ann = folder, queries, ann
+        self.name = "bm25s+usearch" if ann else "bm25s+numpy"
+
+    def build(self, chunks) -> dict:
+        import time
+
+        import bm25s
+        if self.folder.exists():
+            shutil.rmtree(self.folder)
+        self.folder.mkdir(parents=True)
+        t0 = time.perf_counter()
+        texts, vecs = [], []
+        for c in chunks:
+            texts.append(flat_terms(c).split())
+            vecs.append(c["vector"])
+        mat = np.stack(vecs).astype(np.float32)
+        retriever = bm25s.BM25(k1=1.2, b=0.75)
+        retriever.index(texts, show_progress=False)
+        retriever.save(str(self.folder / "bm25"))
+        np.save(self.folder / "vectors.npy", mat)
+        out = {"keyword_index_s": time.perf_counter() - t0}
+        if self.ann:
+            from usearch.index import Index
+            t1 = time.perf_counter()
+            index = Index(ndim=mat.shape[1], metric="ip", dtype="f32")
+            index.add(np.arange(mat.shape[0]), mat, threads=2)
+            index.save(str(self.folder / "hnsw.usearch"))
+            out["ann_s"] = time.perf_counter() - t1
+        return out
+
+    def open(self) -> None:
+        import bm25s
+        self.bm25 = bm25s.BM25.load(str(self.folder / "bm25"), mmap=True)
+        self.mat = np.load(self.folder / "vectors.npy", mmap_mode="r")
+        self.mat = np.ascontiguousarray(self.mat)
+        self.vocab = self.bm25.vocab_dict
+        if self.ann:
+            from usearch.index import Index
+            self.hnsw = Index.restore(str(self.folder / "hnsw.usearch"), view=True)
+
+    def keyword(self, q: dict, k: int) -> list[int]:
+        ids = [self.vocab[t] for t in q["terms"] if t in self.vocab]
+        if not ids:
+            return []
+        scores = self.bm25.get_scores(ids)
+        k = min(k, int((scores > 0).sum()))
+        if k == 0:
+            return []
+        top = np.argpartition(-scores, k - 1)[:k]
+        return [int(i) for i in top[np.lexsort((top, -scores[top]))]]
+
+    def vector(self, q: dict, k: int) -> list[int]:
+        v = np.asarray(q["vector"], np.float32)
+        if self.ann:
+            return [int(x) for x in self.hnsw.search(v, k).keys]
+        scores = self.mat @ v
+        top = np.argpartition(-scores, k - 1)[:k]
+        return [int(i) for i in top[np.argsort(-scores[top])]]
+
+    def hybrid(self, q: dict, k: int) -> list[int]:
+        return rrf([self.keyword(q, DEPTH), self.vector(q, DEPTH)], k)
+
+
+class Tantivy:
+    name = "tantivy"
+
+    def __init__(self, folder: Path, queries: list[dict]):
+        self.folder, self.queries = folder, queries
+
+    def build(self, chunks) -> dict:
+        import time
+
+        import tantivy
+        if self.folder.exists():
+            shutil.rmtree(self.folder)
+        self.folder.mkdir(parents=True)
+        sb = tantivy.SchemaBuilder()
+        sb.add_integer_field("key", stored=True, fast=True)
+        sb.add_text_field("body", stored=False, tokenizer_name="whitespace")
+        self.schema = sb.build()
+        t0 = time.perf_counter()
+        index = tantivy.Index(self.schema, path=str(self.folder))
+        writer = index.writer(heap_size=256_000_000, num_threads=2)
+        for c in chunks:
+            writer.add_document(tantivy.Document(key=c["key"], body=flat_terms(c)))
+        writer.commit()
+        writer.wait_merging_threads()
+        return {"keyword_index_s": time.perf_counter() - t0}
+
+    def open(self) -> None:
+        import tantivy
+        self.index = tantivy.Index.open(str(self.folder))
+        self.index.reload()
+        self.schema = self.index.schema
+        self.searcher_ = self.index.searcher()
+
+    def keyword(self, q: dict, k: int) -> list[int]:
+        import tantivy
+        clauses = [(tantivy.Occur.Should, tantivy.Query.term_query(self.schema, "body", t)) for t in q["terms"]]
+        if not clauses:
+            return []
+        hits = self.searcher_.search(tantivy.Query.boolean_query(clauses), k).hits
+        return [self.searcher_.doc(addr)["key"][0] for _, addr in hits]
+
+
+class Lance:
+    name = "lancedb"
+
+    def __init__(self, folder: Path, queries: list[dict]):
+        self.folder, self.queries = folder, queries
+
+    def build(self, chunks) -> dict:
+        import time
+
+        import lancedb
+        import pyarrow as pa
+        if self.folder.exists():
+            shutil.rmtree(self.folder)
+        self.folder.mkdir(parents=True)
+        t0 = time.perf_counter()
+        db = lancedb.connect(str(self.folder))
+        keys, texts, vecs = [], [], []
+        for c in chunks:
+            keys.append(c["key"])
+            texts.append(flat_terms(c))
+            vecs.append(c["vector"])
+        mat = np.stack(vecs).astype(np.float32)
+        table = pa.table({"key": pa.array(keys, pa.int64()), "text": pa.array(texts),
+                          "vector": pa.FixedSizeListArray.from_arrays(pa.array(mat.ravel()), mat.shape[1])})
+        tbl = db.create_table("chunks", table)
+        tbl.create_fts_index("text", base_tokenizer="whitespace", lower_case=False, stem=False,
+                             remove_stop_words=False, ascii_folding=False)
+        return {"keyword_index_s": time.perf_counter() - t0}
+
+    def open(self) -> None:
+        import lancedb
+        from lancedb.rerankers import RRFReranker
+        self.tbl = lancedb.connect(str(self.folder)).open_table("chunks")
+        self.reranker = RRFReranker()
+
+    def keyword(self, q: dict, k: int) -> list[int]:
+        if not q["terms"]:
+            return []
+        rows = self.tbl.search(" ".join(q["terms"]), query_type="fts").select(["key"]).limit(k).to_list()
+        return [r["key"] for r in rows]
+
+    def vector(self, q: dict, k: int) -> list[int]:
+        rows = self.tbl.search(np.asarray(q["vector"], np.float32)).select(["key"]).limit(k).to_list()
+        return [r["key"] for r in rows]
+
+    def hybrid(self, q: dict, k: int) -> list[int]:
+        if not q["terms"]:
+            return self.vector(q, k)
+        rows = (self.tbl.search(query_type="hybrid").vector(np.asarray(q["vector"], np.float32))
+                .text(" ".join(q["terms"])).select(["key"]).limit(k).rerank(self.reranker).to_list())
+        return [r["key"] for r in rows]
+
+
+def make(name: str, folder: Path, queries: list[dict], encoder_name: str = ""):
+    return {"chaja": lambda: Chaja(folder, queries, encoder_name), "bm25s+numpy": lambda: Bm25s(folder, queries),
+            "bm25s+usearch": lambda: Bm25s(folder, queries, ann=True), "tantivy": lambda: Tantivy(folder, queries),
+            "lancedb": lambda: Lance(folder, queries)}[name]()

@@ -1,0 +1,134 @@
+"""BM25 over postings segments, with the scores SQLite FTS5's ``bm25()`` gives.
+
+FTS5 scores a row for the OR of phrases ``q_i`` (``fts5_aux.c``, Robertson/Spärck Jones
+BM25 with k1 = 1.2, b = 0.75)::
+
+    score = Σ_i IDF_i · f_i·(k1 + 1) / (f_i + k1·(1 − b + b·D/avgdl))
+    IDF_i = ln((N − n_i + 0.5) / (n_i + 0.5)), or 1e-6 where that is not positive
+    f_i   = Σ_columns w_c · tf_{i,c}        (column weights; title-only: title hits alone)
+
+with N the number of rows, n_i the rows that hold ``q_i`` (in the title, for a
+title-only query), D the row's tokens over every column and avgdl the mean of D.
+Here every term's postings are read from each segment, rows deleted since a segment
+was written are masked out, and the per-row sums are accumulated in query-term order
+(the order FTS5 sums them in), so scores agree with FTS5's to the last bits or so and
+no row that holds no query term is ever touched. Top ``n`` is by score, then rowid.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from chaja.stores.postings import Segment, fts_tokens
+
+K1, B = 1.2, 0.75
+
+
+class SegmentedBM25:
+    """Live segments (each with an alive mask) and their row and token totals."""
+
+    def __init__(self) -> None:
+        self.segments: list[Segment] = []
+        self.alive: list[np.ndarray] = []
+        self.n_rows = 0
+        self.n_tokens = 0
+
+    def recount(self) -> None:
+        self.n_rows = int(sum(int(a.sum()) for a in self.alive))
+        self.n_tokens = int(sum(int(np.asarray(s.lengths, np.int64)[a].sum())
+                                for s, a in zip(self.segments, self.alive)))
+
+    def add(self, seg: Segment) -> None:
+        self.segments.append(seg)
+        self.alive.append(np.ones(seg.n_rows, dtype=bool))
+
+    def kill(self, rowids: np.ndarray) -> None:
+        """Mark these rowids dead wherever a segment holds them."""
+        if rowids.size == 0:
+            return
+        rowids = np.sort(np.asarray(rowids, np.int64))
+        for seg, alive in zip(self.segments, self.alive):
+            alive[seg.local_rows(rowids)] = False
+
+    @staticmethod
+    def single_token(term: str) -> str | None:
+        """The one FTS5 token a query term is, or None when it is several (a phrase)."""
+        tokens = fts_tokens(term)
+        return tokens[0] if len(tokens) == 1 else ("" if not tokens else None)
+
+    def holding(self, tokens: list[str], rowids: list[int]) -> dict[int, set[str]]:
+        """The tokens each live row of ``rowids`` holds (in any column), by binary search
+        in each token's postings (sorted by row), without reading the rows' text."""
+        out: dict[int, set[str]] = {r: set() for r in rowids}
+        want = np.asarray(sorted(out), np.int64)
+        for seg, alive in zip(self.segments, self.alive):
+            local = seg.local_rows(want)
+            local = local[alive[local]] if local.size else local
+            if local.size == 0:
+                continue
+            ids = np.asarray(seg.rowids)[local]
+            for token in dict.fromkeys(tokens):
+                rows, _ = seg.postings(token) if token else (seg.rows[:0], None)
+                if rows.size == 0:
+                    continue
+                pos = np.minimum(np.searchsorted(rows, local), rows.size - 1)
+                for r in ids[rows[pos] == local]:
+                    out[int(r)].add(token)
+        return out
+
+    def search(self, tokens: list[str], n: int, *, title_weight: float, heading_weight: float,
+               field: str = "all", lang: str | None = None) -> list[tuple[int, float]]:
+        """Best ``n`` (rowid, score) for the OR of ``tokens`` (already FTS5 tokens)."""
+        if n <= 0 or self.n_rows == 0:
+            return []
+        title_only = field == "title"
+        weights = np.array([title_weight, 0.0 if title_only else heading_weight, 0.0 if title_only else 1.0])
+        avgdl = self.n_tokens / self.n_rows
+        per_seg: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in self.segments]
+        for token in tokens:
+            if not token:
+                continue
+            found = []
+            df = 0
+            for si, (seg, alive) in enumerate(zip(self.segments, self.alive)):
+                rows, tf = seg.postings(token)
+                if rows.size == 0:
+                    continue
+                keep = alive[rows]
+                if title_only:
+                    keep &= tf[:, 0] > 0
+                rows, tf = rows[keep], tf[keep]
+                if rows.size:
+                    found.append((si, rows, tf))
+                    df += rows.size
+            if not df:
+                continue
+            idf = math.log((self.n_rows - df + 0.5) / (df + 0.5))
+            if idf <= 0.0:
+                idf = 1e-6
+            for si, rows, tf in found:
+                f = tf.astype(np.float64) @ weights
+                d = np.asarray(self.segments[si].lengths)[rows].astype(np.float64)
+                per_seg[si].append((rows, idf * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + B * d / avgdl)))))
+        cand_ids, cand_scores = [], []
+        for seg, parts in zip(self.segments, per_seg):
+            if not parts:
+                continue
+            rows = np.concatenate([r for r, _ in parts])
+            total = np.bincount(rows, np.concatenate([s for _, s in parts]), minlength=seg.n_rows)
+            hit = np.flatnonzero(np.bincount(rows, minlength=seg.n_rows))
+            if lang is not None:
+                code = seg.lang_names.index(lang) if lang in seg.lang_names else -1
+                hit = hit[np.asarray(seg.langs)[hit] == code]
+            cand_ids.append(np.asarray(seg.rowids)[hit])
+            cand_scores.append(total[hit])
+        if not cand_ids:
+            return []
+        ids, scores = np.concatenate(cand_ids), np.concatenate(cand_scores)
+        if ids.size > n:
+            cut = np.partition(scores, ids.size - n)[ids.size - n]
+            keep = scores >= cut
+            ids, scores = ids[keep], scores[keep]
+        order = np.lexsort((ids, -scores))[:n]
+        return [(int(ids[i]), float(scores[i])) for i in order]

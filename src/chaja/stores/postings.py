@@ -1,0 +1,248 @@
+"""Postings segments: per-term lists of (row, term frequency per column), as arrays.
+
+A segment holds the keyword index of a set of chunk rows in compressed sparse rows by
+term: ``offsets[t]:offsets[t+1]`` slices ``rows`` (the segment's local row numbers) and
+``tf`` (frequency in title, heading and body) for term ``t``. Per local row it keeps the
+store's rowid, the row's length in tokens over all three columns, and a language code.
+Terms are ordered by a 64-bit hash of their UTF-8 bytes (BLAKE2b), so a term is found
+by binary search in a memory-mapped array with no dictionary to build when a store opens;
+the term's bytes are kept beside it and compared, so a hash collision cannot match.
+
+Tokens are counted the way SQLite FTS5's ``ascii`` tokenizer counts them (split at
+every ASCII character that is not a letter or digit, ASCII letters folded to lower
+case, every other character kept), so a segment's frequencies and lengths equal FTS5's.
+
+A segment is saved as one file: an 8-byte magic, a JSON header (array dtypes, shapes and
+offsets, plus the caller's fields) and the arrays, 64-byte aligned; :func:`load` maps it.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import mmap
+import os
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+MAGIC = b"CHJKW\x00\x01\x00"
+_ALIGN = 64
+_ASCII_SEPARATOR = re.compile(r"[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]+")
+_ASCII_UPPER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
+COLUMNS = ("title", "heading", "body")
+
+
+def fts_tokens(text: str) -> list[str]:
+    """The tokens FTS5's ``ascii`` tokenizer makes of ``text``."""
+    return [t for t in _ASCII_SEPARATOR.split(text.translate(_ASCII_UPPER)) if t]
+
+
+def term_hash(term: str) -> int:
+    return int.from_bytes(hashlib.blake2b(term.encode("utf-8"), digest_size=8).digest(), "little")
+
+
+@dataclass
+class Segment:
+    """The postings of some chunk rows; see the module docstring for the layout."""
+    hashes: np.ndarray          # uint64 [T], ascending
+    term_bytes: np.ndarray      # uint8 [sum of term lengths]
+    term_offsets: np.ndarray    # int64 [T+1] into term_bytes
+    offsets: np.ndarray         # int64 [T+1] into rows / tf
+    rows: np.ndarray            # int32 [P] local row numbers
+    tf: np.ndarray              # uint16 [P, 3] title, heading, body frequencies
+    rowids: np.ndarray          # int64 [R] ascending
+    lengths: np.ndarray         # int32 [R] tokens over all columns
+    langs: np.ndarray           # uint8 [R] index into lang_names
+    lang_names: list[str]
+    header: dict = field(default_factory=dict)
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.rowids.shape[0])
+
+    @property
+    def n_terms(self) -> int:
+        return int(self.hashes.shape[0])
+
+    def term_slot(self, term: str) -> int:
+        """The term's index, or -1 when the segment does not hold it."""
+        h = np.uint64(term_hash(term))
+        i = int(np.searchsorted(self.hashes, h))
+        raw = term.encode("utf-8")
+        while i < self.n_terms and self.hashes[i] == h:
+            if self.term_bytes[self.term_offsets[i]:self.term_offsets[i + 1]].tobytes() == raw:
+                return i
+            i += 1
+        return -1
+
+    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
+        """(local rows, tf [n, 3]) of one term; empty arrays when absent."""
+        t = self.term_slot(term)
+        if t < 0:
+            return self.rows[:0], self.tf[:0]
+        lo, hi = int(self.offsets[t]), int(self.offsets[t + 1])
+        return self.rows[lo:hi], self.tf[lo:hi]
+
+    def local_rows(self, rowids: np.ndarray) -> np.ndarray:
+        """Local row numbers of those ``rowids`` the segment holds (others dropped)."""
+        pos = np.searchsorted(self.rowids, rowids)
+        pos = np.minimum(pos, max(self.n_rows - 1, 0))
+        return pos[self.rowids[pos] == rowids] if self.n_rows else pos[:0]
+
+    def terms(self) -> list[str]:
+        raw, off = self.term_bytes.tobytes(), self.term_offsets
+        return [raw[off[i]:off[i + 1]].decode("utf-8") for i in range(self.n_terms)]
+
+
+def _assemble(term_list: list[str], post_term: np.ndarray, post_row: np.ndarray, post_tf: np.ndarray,
+              rowids: np.ndarray, lengths: np.ndarray, langs: np.ndarray, lang_names: list[str]) -> Segment:
+    """A segment from flat postings (term index into ``term_list``, local row, tf)."""
+    hashes = np.fromiter((term_hash(t) for t in term_list), dtype=np.uint64, count=len(term_list))
+    order = np.argsort(hashes, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    key = rank[post_term] if post_term.size else post_term
+    by = np.lexsort((post_row, key)) if key.size else key.astype(np.int64)
+    counts = np.bincount(key, minlength=len(term_list)) if key.size else np.zeros(len(term_list), np.int64)
+    encoded = [term_list[i].encode("utf-8") for i in order]
+    lens = np.fromiter((len(b) for b in encoded), dtype=np.int64, count=len(encoded))
+    return Segment(
+        hashes=hashes[order],
+        term_bytes=np.frombuffer(b"".join(encoded), dtype=np.uint8).copy(),
+        term_offsets=np.concatenate([[0], np.cumsum(lens)]).astype(np.int64),
+        offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
+        rows=post_row[by].astype(np.int32),
+        tf=post_tf[by].astype(np.uint16).reshape(-1, 3),
+        rowids=rowids.astype(np.int64), lengths=lengths.astype(np.int32),
+        langs=langs.astype(np.uint8), lang_names=list(lang_names),
+    )
+
+
+def build(rows: Iterable[tuple[int, str, str, str, str]]) -> Segment:
+    """A segment from ``(rowid, lang, title, heading, body)`` rows, body etc. as stored in FTS5."""
+    rows = sorted(rows, key=lambda r: r[0])
+    vocab: dict[str, int] = {}
+    lang_names: dict[str, int] = {}
+    post_term: list[int] = []
+    post_row: list[int] = []
+    post_tf: list[int] = []
+    lengths = np.zeros(len(rows), np.int64)
+    langs = np.zeros(len(rows), np.int64)
+    for local, (_, lang, *texts) in enumerate(rows):
+        langs[local] = lang_names.setdefault(lang or "", len(lang_names))
+        freq: dict[str, list[int]] = {}
+        for col, text in enumerate(texts):
+            tokens = fts_tokens(text or "")
+            lengths[local] += len(tokens)
+            for term, n in Counter(tokens).items():
+                slot = freq.get(term)
+                if slot is None:
+                    slot = freq[term] = [0, 0, 0]
+                slot[col] = n
+        for term, tfs in freq.items():
+            t = vocab.get(term)
+            if t is None:
+                t = vocab[term] = len(vocab)
+            post_term.append(t)
+            post_tf.extend(tfs)
+        post_row.extend([local] * len(freq))
+    return _assemble(list(vocab), np.asarray(post_term, np.int64), np.asarray(post_row, np.int64),
+                     np.minimum(np.asarray(post_tf, np.int64), 65535).reshape(-1, 3),
+                     np.asarray([r[0] for r in rows], np.int64), lengths, langs, list(lang_names))
+
+
+def merge(parts: list[tuple[Segment, np.ndarray]]) -> Segment:
+    """One segment of the live rows of several: ``parts`` pairs a segment with its alive mask.
+    Rowids must not repeat across live rows."""
+    vocab: dict[str, int] = {}
+    lang_names: dict[str, int] = {}
+    pt, pr, ptf, rowids, lengths, langs = [], [], [], [], [], []
+    base = 0
+    for seg, alive in parts:
+        live = np.flatnonzero(alive)
+        new_local = np.full(seg.n_rows, -1, np.int64)
+        new_local[live] = np.arange(live.size) + base
+        terms = seg.terms()
+        remap = np.fromiter((vocab.setdefault(t, len(vocab)) for t in terms), dtype=np.int64, count=len(terms))
+        lmap = np.fromiter((lang_names.setdefault(n, len(lang_names)) for n in seg.lang_names),
+                           dtype=np.int64, count=len(seg.lang_names))
+        per_term = np.diff(seg.offsets)
+        term_of = np.repeat(remap, per_term)
+        keep = new_local[seg.rows] >= 0
+        pt.append(term_of[keep])
+        pr.append(new_local[seg.rows][keep])
+        ptf.append(np.asarray(seg.tf)[keep])
+        rowids.append(np.asarray(seg.rowids)[live])
+        lengths.append(np.asarray(seg.lengths)[live])
+        langs.append(lmap[np.asarray(seg.langs)[live]] if lmap.size else np.asarray(seg.langs)[live])
+        base += live.size
+    cat = (lambda xs, dt: np.concatenate(xs).astype(dt) if xs else np.zeros(0, dt))
+    all_rowids = cat(rowids, np.int64)
+    order = np.argsort(all_rowids, kind="stable")
+    relabel = np.empty_like(order)
+    relabel[order] = np.arange(order.size)
+    post_row = relabel[cat(pr, np.int64)] if order.size else cat(pr, np.int64)
+    tf = np.concatenate(ptf).reshape(-1, 3) if ptf else np.zeros((0, 3), np.uint16)
+    return _assemble(list(vocab), cat(pt, np.int64), post_row, tf, all_rowids[order],
+                     cat(lengths, np.int64)[order], cat(langs, np.int64)[order], list(lang_names))
+
+
+_ARRAYS = ("hashes", "term_bytes", "term_offsets", "offsets", "rows", "tf", "rowids", "lengths", "langs")
+
+
+def save(seg: Segment, path: Path, header: dict) -> None:
+    """Write ``seg`` to ``path`` atomically (a temporary file beside it, fsync, rename)."""
+    arrays = {name: np.ascontiguousarray(getattr(seg, name)) for name in _ARRAYS}
+    meta = {"lang_names": seg.lang_names, **header, "arrays": {}}
+    offset = 0
+    for name, arr in arrays.items():
+        meta["arrays"][name] = [arr.dtype.str, list(arr.shape), offset]
+        offset += -(-arr.nbytes // _ALIGN) * _ALIGN
+    blob = json.dumps(meta).encode("utf-8")
+    start = -(-(len(MAGIC) + 8 + len(blob)) // _ALIGN) * _ALIGN
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(MAGIC + len(blob).to_bytes(8, "little") + blob)
+            f.write(b"\0" * (start - f.tell()))
+            for arr in arrays.values():
+                f.write(arr.tobytes())
+                f.write(b"\0" * (-arr.nbytes % _ALIGN))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def load(path: Path) -> Segment:
+    """Map a saved segment (read-only); ``ValueError`` if the file is not one."""
+    with open(path, "rb") as f:
+        head = f.read(len(MAGIC) + 8)
+        if len(head) < len(MAGIC) + 8 or head[: len(MAGIC)] != MAGIC:
+            raise ValueError(f"{path} is not a chaja keyword segment")
+        n = int.from_bytes(head[len(MAGIC):], "little")
+        try:
+            meta = json.loads(f.read(n))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            raise ValueError(f"{path} has a damaged header") from None
+    start = -(-(len(MAGIC) + 8 + n) // _ALIGN) * _ALIGN
+    with open(path, "rb") as f:
+        mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    arrays = {}
+    for name in _ARRAYS:
+        dtype, shape, offset = meta["arrays"][name]
+        count = int(np.prod(shape))
+        nbytes = count * np.dtype(dtype).itemsize
+        if start + offset + nbytes > len(mapped):
+            raise ValueError(f"{path} is truncated")
+        # plain read-only arrays over the mapping (np.memmap's subclass costs per slice)
+        arrays[name] = (np.frombuffer(mapped, dtype=dtype, count=count, offset=start + offset).reshape(shape)
+                        if count else np.zeros(shape, dtype))
+    header = {k: v for k, v in meta.items() if k not in ("arrays", "lang_names")}
+    return Segment(**arrays, lang_names=meta["lang_names"], header=header)

@@ -1,0 +1,156 @@
+"""The SQLite store's keyword index: a postings segment file beside the store, kept in
+step with it through a change log written in the store's own transactions.
+
+Every transaction that adds or removes chunk rows also appends ``(row, added)`` to the
+``keyword_log`` table, so the log is exactly as durable as the chunks. The segment file
+(``<store>-keywords``, see :mod:`chaja.stores.postings`) records the last log entry it
+covers (``seq``) and the store's random ``store_id``. A reader maps the file, then applies
+the log entries after ``seq``: rows touched since are masked out of the segments that
+hold them, and rows added since are read from FTS5 into a small in-memory segment. Before
+each search it checks the log's high-water mark (one indexed read), so it sees what any
+process has committed.
+
+:meth:`SqliteKeywordIndex.compact` (called by the writer after a batch) merges the live
+rows into one new file under the store's write lock, replaces the old file atomically,
+then deletes the log entries it covers and records how far it pruned; a reader whose
+state is older than that reloads the file. The file is a cache: missing, damaged, from
+another store or behind the log, it is rebuilt from the store's FTS5 rows.
+"""
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+
+from chaja.stores import postings
+from chaja.stores.bm25_segments import SegmentedBM25
+
+LOG_SCHEMA = """
+CREATE TABLE IF NOT EXISTS keyword_log (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, row INTEGER NOT NULL, added INTEGER NOT NULL
+);
+"""
+#: merge the in-memory segments into the file once they hold this share of all rows
+COMPACT_SHARE = 0.05
+COMPACT_MIN_ROWS = 1000
+MAX_SEGMENTS = 8
+
+
+def log_removed(cur: sqlite3.Cursor, doc_id: str) -> None:
+    cur.execute("INSERT INTO keyword_log (row, added) SELECT rowid, 0 FROM chunks WHERE doc_id = ?", (doc_id,))
+
+
+def log_added(cur: sqlite3.Cursor, rows: list[int]) -> None:
+    cur.executemany("INSERT INTO keyword_log (row, added) VALUES (?, 1)", [(r,) for r in rows])
+
+
+def _fts_rows(db: sqlite3.Connection, rowids: list[int] | None) -> list[tuple]:
+    sql = ("SELECT f.rowid, c.lang, f.title, f.heading, f.body FROM chunks_fts f"
+           " JOIN chunks c ON c.rowid = f.rowid")
+    if rowids is None:
+        return db.execute(sql).fetchall()
+    out: list[tuple] = []
+    for i in range(0, len(rowids), 500):
+        part = rowids[i:i + 500]
+        out += db.execute(sql + f" WHERE f.rowid IN ({','.join('?' * len(part))})", part).fetchall()
+    return out
+
+
+class SqliteKeywordIndex:
+    def __init__(self, db: sqlite3.Connection, path: Path, store_id: str):
+        self.db, self.path, self.store_id = db, path, store_id
+        self.bm25: SegmentedBM25 | None = None
+        self.seq = -1            # last log entry applied
+        self.base_rows = 0       # rows of the file segment
+
+    def _marks(self) -> tuple[int, int]:
+        high, pruned = self.db.execute(
+            "SELECT (SELECT seq FROM sqlite_sequence WHERE name = 'keyword_log'),"
+            " (SELECT value FROM meta WHERE key = 'keyword_log_pruned')").fetchone()
+        return int(high or 0), int(pruned or 0)
+
+    def _load_base(self, pruned: int) -> None:
+        """The file segment if it is current enough, else one built from every FTS5 row."""
+        bm25 = SegmentedBM25()
+        try:
+            seg = postings.load(self.path)
+            if seg.header.get("store_id") != self.store_id or int(seg.header.get("seq", -1)) < pruned:
+                raise ValueError("stale")
+            seq = int(seg.header["seq"])
+        except (OSError, ValueError, KeyError):
+            seq = self._marks()[0]
+            seg = postings.build(_fts_rows(self.db, None))
+        bm25.add(seg)
+        bm25.recount()
+        self.bm25, self.seq, self.base_rows = bm25, seq, seg.n_rows
+
+    def _apply_log(self) -> None:
+        ops = self.db.execute("SELECT seq, row, added FROM keyword_log WHERE seq > ? ORDER BY seq",
+                              (self.seq,)).fetchall()
+        if not ops:
+            return
+        last: dict[int, int] = {}
+        for _, row, added in ops:
+            last[row] = added
+        self.bm25.kill(np.fromiter(last, dtype=np.int64, count=len(last)))
+        added = [r for r, a in last.items() if a]
+        if added:
+            self.bm25.add(postings.build(_fts_rows(self.db, added)))
+        self.seq = ops[-1][0]
+        if len(self.bm25.segments) > MAX_SEGMENTS:
+            head = (self.bm25.segments[0], self.bm25.alive[0])
+            tail = postings.merge(list(zip(self.bm25.segments[1:], self.bm25.alive[1:])))
+            self.bm25.segments, self.bm25.alive = [head[0], tail], [head[1], np.ones(tail.n_rows, bool)]
+        self.bm25.recount()
+
+    def _refresh_in_transaction(self) -> None:
+        high, pruned = self._marks()
+        if self.bm25 is None or pruned > self.seq:
+            self._load_base(pruned)
+        if high > self.seq:
+            self._apply_log()
+
+    def refresh(self) -> SegmentedBM25:
+        """Bring the index up to what the store has committed; one consistent read."""
+        if self.bm25 is not None and self._marks()[0] == self.seq:
+            return self.bm25
+        in_tx = self.db.in_transaction
+        if not in_tx:
+            self.db.execute("BEGIN")
+        try:
+            self._refresh_in_transaction()
+        finally:
+            if not in_tx:
+                self.db.execute("COMMIT")
+        return self.bm25
+
+    def pending_rows(self) -> int:
+        return 0 if self.bm25 is None else sum(s.n_rows for s in self.bm25.segments[1:])
+
+    def compact(self, *, force: bool = False) -> bool:
+        """Write every live row to the file and prune the log it covers, when the in-memory
+        segments hold enough rows (or ``force``); False when nothing needed writing."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self._refresh_in_transaction()
+            bm25 = self.bm25
+            pending = self.pending_rows()
+            stale = bm25.n_rows != self.base_rows or len(bm25.segments) > 1 or not self.path.exists()
+            threshold = max(COMPACT_MIN_ROWS, COMPACT_SHARE * bm25.n_rows)
+            if not (stale and (force or pending >= threshold or not self.path.exists())):
+                self.db.execute("COMMIT")
+                return False
+            seg = postings.merge(list(zip(bm25.segments, bm25.alive)))
+            postings.save(seg, self.path, {"store_id": self.store_id, "seq": self.seq})
+            self.db.execute("DELETE FROM keyword_log WHERE seq <= ?", (self.seq,))
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('keyword_log_pruned', ?)", (str(self.seq),))
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        fresh = SegmentedBM25()
+        fresh.add(postings.load(self.path))
+        fresh.recount()
+        self.bm25, self.base_rows = fresh, fresh.segments[0].n_rows
+        return True

@@ -1,0 +1,191 @@
+"""The SQLite store's keyword index (postings file + change log) against FTS5's own
+bm25() on the same store: the same chunks, the same scores, under writes and deletes,
+across two store objects (as two processes), and from a file that is missing, damaged,
+from another store or behind the log."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from chaja.analysis import bigram_terms
+from chaja.documents import Chunk, ChunkRecord, Document, Section
+from chaja.stores import postings
+from chaja.stores.sqlite import SqliteStore
+
+WORDS = ("자기주식 소각 결정 배당 지급 기준일 주주 공시 이사회 유상증자 신주 발행 보증 기간 모터 필터 세척"
+         " warranty period dividend share buyback cancel treasury filter pump motor router password reset"
+         " React state hook effect render component 18 2025 v3").split()
+
+
+def make(doc_id: str, rng: random.Random, chunks: int = 2) -> tuple[Document, list[ChunkRecord]]:
+    title = " ".join(rng.choices(WORDS, k=3))
+    lang = "ko" if rng.random() < 0.5 else "en"
+    sections, records = [], []
+    for i in range(chunks):
+        heading = tuple(rng.choices(WORDS, k=rng.randint(0, 2)))
+        body = " ".join(rng.choices(WORDS, k=rng.randint(3, 40)))
+        sections.append(Section(heading, body))
+        c = Chunk(id=f"{doc_id}#{i}", doc_id=doc_id, ordinal=i, title=title, heading_path=heading, text=body, lang=lang)
+        vec = np.ones(4, np.float32) / 2
+        records.append(ChunkRecord(c, bigram_terms(title), bigram_terms(" ".join(heading)), bigram_terms(body), vec))
+    return Document(id=doc_id, title=title, sections=sections, lang=lang), records
+
+
+QUERIES = ["자기주식 소각 결정", "warranty 보증 기간", "dividend 배당", "React hook", "필터 세척 pump", "2025",
+           "없는단어 nothing"]
+SETTINGS = [{}, {"field": "title"}, {"lang": "ko"}, {"lang": "en"}, {"title_weight": 0.3, "heading_weight": 0.7}]
+
+
+def assert_same_as_fts5(a: SqliteStore, ref: SqliteStore) -> None:
+    for q in QUERIES:
+        terms = list(dict.fromkeys(bigram_terms(q)))
+        for kw in SETTINGS:
+            got, want = a.keyword(terms, 15, **kw), ref.keyword(terms, 15, **kw)
+            assert [h.chunk_id for h in got] == [h.chunk_id for h in want], (q, kw)
+            assert [h.score for h in got] == pytest.approx([h.score for h in want], rel=1e-12), (q, kw)
+
+
+@pytest.fixture
+def stores(tmp_path):
+    path = tmp_path / "s.chaja"
+    writer, reader, ref = SqliteStore(path), SqliteStore(path), SqliteStore(path, keyword_engine="fts5")
+    yield path, writer, reader, ref
+    for s in (writer, reader, ref):
+        s.close()
+
+
+def test_scores_equal_fts5_through_adds_replacements_and_deletes(stores):
+    path, writer, reader, ref = stores
+    rng = random.Random(7)
+    writer.put_documents([make(f"d{i}", rng) for i in range(40)])
+    assert writer.compact_keywords(force=True)
+    assert path.with_name("s.chaja-keywords").exists()
+    assert_same_as_fts5(reader, ref)
+    for step in range(6):
+        for i in rng.sample(range(60), 8):       # new documents and replacements
+            writer.put_document(*make(f"d{i}", rng, chunks=rng.randint(1, 3)))
+        for i in rng.sample(range(60), 3):
+            writer.delete_document(f"d{i}")
+        assert_same_as_fts5(reader, ref)          # the reader sees the log without the file changing
+        assert_same_as_fts5(writer, ref)
+        if step == 3:
+            writer.compact_keywords(force=True)   # log pruned under the reader: it reloads the file
+            assert_same_as_fts5(reader, ref)
+
+
+def test_a_new_reader_opens_the_file_and_applies_only_the_log_after_it(stores):
+    path, writer, _, ref = stores
+    rng = random.Random(3)
+    writer.put_documents([make(f"d{i}", rng) for i in range(30)])
+    writer.compact_keywords(force=True)
+    writer.put_document(*make("late", rng))
+    late = SqliteStore(path)
+    try:
+        bm25 = late._keywords.refresh()
+        assert [s.n_rows for s in bm25.segments] == [60, 2]   # the file's rows, then the log's
+        assert_same_as_fts5(late, ref)
+    finally:
+        late.close()
+
+
+def test_small_writes_are_not_folded_into_the_file_until_they_are_many(stores):
+    path, writer, _, _ = stores
+    rng = random.Random(5)
+    writer.put_documents([make(f"d{i}", rng) for i in range(20)])
+    assert writer.compact_keywords()                  # no file yet: written
+    writer.put_document(*make("one", rng))
+    assert not writer.compact_keywords()              # 2 rows of 42: kept in the log
+    assert writer.compact_keywords(force=True)
+
+
+@pytest.mark.parametrize("damage", ["missing", "garbage", "truncated", "other store"])
+def test_a_file_that_cannot_be_trusted_is_rebuilt_from_fts5(stores, tmp_path, damage):
+    path, writer, _, ref = stores
+    rng = random.Random(11)
+    writer.put_documents([make(f"d{i}", rng) for i in range(25)])
+    writer.compact_keywords(force=True)
+    side = path.with_name("s.chaja-keywords")
+    if damage == "missing":
+        side.unlink()
+    elif damage == "garbage":
+        side.write_bytes(b"not a segment at all")
+    elif damage == "truncated":
+        side.write_bytes(side.read_bytes()[:-100])
+    else:
+        other = SqliteStore(tmp_path / "other.chaja")
+        other.put_documents([make(f"x{i}", rng) for i in range(5)])
+        other.compact_keywords(force=True)
+        other.close()
+        side.write_bytes((tmp_path / "other.chaja-keywords").read_bytes())
+    fresh = SqliteStore(path)
+    try:
+        assert_same_as_fts5(fresh, ref)
+    finally:
+        fresh.close()
+
+
+def test_terms_fts5_reads_as_phrases_are_answered_by_fts5(stores):
+    _, writer, _, ref = stores
+    rng = random.Random(2)
+    writer.put_documents([make(f"d{i}", rng) for i in range(10)])
+    # "pump.motor" is two FTS5 tokens, a phrase: the postings engine hands it to FTS5
+    assert [h.chunk_id for h in writer.keyword(["pump.motor"], 5)] == [h.chunk_id for h in ref.keyword(["pump.motor"], 5)]
+    assert writer.keyword(["-", " "], 5) == ref.keyword(["-", " "], 5) == []
+
+
+def test_an_older_store_gains_the_log_and_searches_the_same(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "old.chaja"
+    rng = random.Random(4)
+    with SqliteStore(path) as s:
+        s.put_documents([make(f"d{i}", rng) for i in range(12)])
+    db = sqlite3.connect(path)
+    db.executescript("DROP TABLE keyword_log; DELETE FROM meta WHERE key IN ('store_id', 'keyword_log_pruned');"
+                     " UPDATE meta SET value = '3' WHERE key = 'schema_version';")
+    db.close()
+    with SqliteStore(path) as s, SqliteStore(path, keyword_engine="fts5") as ref:
+        assert s.get_meta("schema_version") == "4" and s.get_meta("store_id")
+        assert_same_as_fts5(s, ref)
+
+
+def test_fts_tokens_split_like_the_ascii_tokenizer():
+    assert postings.fts_tokens("Hello, World-2 자기주식 ÉCOLE") == ["hello", "world", "2", "자기주식", "École"]
+    assert postings.fts_tokens("  ") == []
+
+
+def test_a_segment_saves_maps_and_merges(tmp_path):
+    rows = [(5, "ko", "소각 결정", "", "소각 소각 주식"), (2, "en", "share", "buyback", "share cancel share"),
+            (9, "", "", "", "")]
+    seg = postings.build(rows)
+    assert list(seg.rowids) == [2, 5, 9] and list(seg.lengths) == [5, 5, 0]
+    r, tf = seg.postings("소각")
+    assert list(seg.rowids[r]) == [5] and tf.tolist() == [[1, 0, 2]]
+    assert seg.term_slot("없음") == -1
+    postings.save(seg, tmp_path / "seg", {"seq": 3})
+    mapped = postings.load(tmp_path / "seg")
+    assert mapped.header["seq"] == 3 and sorted(mapped.terms()) == sorted(seg.terms())
+    other = postings.build([(7, "ko", "결정", "", "결정 결정")])
+    alive = np.array([True, False, True])
+    merged = postings.merge([(mapped, alive), (other, np.ones(1, bool))])
+    assert list(merged.rowids) == [2, 7, 9]
+    r, tf = merged.postings("결정")
+    assert list(merged.rowids[r]) == [7] and tf.tolist() == [[1, 0, 2]]
+    with pytest.raises(ValueError):
+        (tmp_path / "bad").write_bytes(b"x" * 40)
+        postings.load(tmp_path / "bad")
+
+
+def test_matched_terms_equal_the_chunks_terms_within_the_query(stores):
+    _, writer, _, ref = stores
+    rng = random.Random(9)
+    writer.put_documents([make(f"d{i}", rng) for i in range(20)])
+    writer.put_document(*make("d3", rng))           # a replacement, still in the log
+    ids = [f"d{i}#{j}" for i in range(22) for j in range(2)]
+    for q in QUERIES:
+        terms = list(dict.fromkeys(bigram_terms(q)))
+        full = writer.chunk_terms(ids)
+        assert writer.matched_terms(terms, ids) == {c: t & set(terms) for c, t in full.items()}
+        assert ref.matched_terms(terms, ids) == writer.matched_terms(terms, ids)
