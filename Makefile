@@ -14,7 +14,7 @@ $(PY):
 	$(PY) -m pip install -q --upgrade pip
 
 install: $(PY)
-	$(PY) -m pip install -q -e '.[onnx]'
+	$(PY) -m pip install -q -e '.[onnx,ann]'
 
 install-dev: $(PY)
 	$(PY) -m pip install -q -e '.[dev]'

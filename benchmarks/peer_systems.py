@@ -89,7 +89,7 @@ class Chaja:
         if batch:
             store.put_documents(batch)
         rows = time.perf_counter() - t0
-        store.compact_keywords(force=True)
+        store.compact(force=True)
         keywords = time.perf_counter() - t0 - rows
         store.set_meta(META_KEY, encode_means(store.language_means()))
         store.set_meta(background.META_KEY, background.encode(background.of_store(store)))

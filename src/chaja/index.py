@@ -102,7 +102,7 @@ class Index:
         if report.added or report.changed or report.removed or self.store.get_meta(META_KEY) is None:
             self.store.set_meta(META_KEY, encode_means(self.store.language_means()))
             self.store.set_meta(background.META_KEY, background.encode(background.of_store(self.store)))
-        compact = getattr(self.store, "compact_keywords", None)
+        compact = getattr(self.store, "compact", None)
         if compact is not None and (report.added or report.changed or report.removed):
             compact()
         self._searcher = None
@@ -122,7 +122,7 @@ class Index:
     def delete(self, doc_id: str) -> bool:
         self._searcher = None
         found = self.store.delete_document(doc_id)
-        compact = getattr(self.store, "compact_keywords", None)
+        compact = getattr(self.store, "compact", None)
         if found and compact is not None:
             compact()
         return found

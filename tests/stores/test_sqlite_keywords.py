@@ -60,7 +60,7 @@ def test_scores_equal_fts5_through_adds_replacements_and_deletes(stores):
     path, writer, reader, ref = stores
     rng = random.Random(7)
     writer.put_documents([make(f"d{i}", rng) for i in range(40)])
-    assert writer.compact_keywords(force=True)
+    assert writer.compact(force=True)
     assert path.with_name("s.chaja-keywords").exists()
     assert_same_as_fts5(reader, ref)
     for step in range(6):
@@ -71,7 +71,7 @@ def test_scores_equal_fts5_through_adds_replacements_and_deletes(stores):
         assert_same_as_fts5(reader, ref)          # the reader sees the log without the file changing
         assert_same_as_fts5(writer, ref)
         if step == 3:
-            writer.compact_keywords(force=True)   # log pruned under the reader: it reloads the file
+            writer.compact(force=True)   # log pruned under the reader: it reloads the file
             assert_same_as_fts5(reader, ref)
 
 
@@ -79,7 +79,7 @@ def test_a_new_reader_opens_the_file_and_applies_only_the_log_after_it(stores):
     path, writer, _, ref = stores
     rng = random.Random(3)
     writer.put_documents([make(f"d{i}", rng) for i in range(30)])
-    writer.compact_keywords(force=True)
+    writer.compact(force=True)
     writer.put_document(*make("late", rng))
     late = SqliteStore(path)
     try:
@@ -94,10 +94,10 @@ def test_small_writes_are_not_folded_into_the_file_until_they_are_many(stores):
     path, writer, _, _ = stores
     rng = random.Random(5)
     writer.put_documents([make(f"d{i}", rng) for i in range(20)])
-    assert writer.compact_keywords()                  # no file yet: written
+    assert writer.compact()                  # no file yet: written
     writer.put_document(*make("one", rng))
-    assert not writer.compact_keywords()              # 2 rows of 42: kept in the log
-    assert writer.compact_keywords(force=True)
+    assert not writer.compact()              # 2 rows of 42: kept in the log
+    assert writer.compact(force=True)
 
 
 @pytest.mark.parametrize("damage", ["missing", "garbage", "truncated", "other store"])
@@ -105,7 +105,7 @@ def test_a_file_that_cannot_be_trusted_is_rebuilt_from_fts5(stores, tmp_path, da
     path, writer, _, ref = stores
     rng = random.Random(11)
     writer.put_documents([make(f"d{i}", rng) for i in range(25)])
-    writer.compact_keywords(force=True)
+    writer.compact(force=True)
     side = path.with_name("s.chaja-keywords")
     if damage == "missing":
         side.unlink()
@@ -116,7 +116,7 @@ def test_a_file_that_cannot_be_trusted_is_rebuilt_from_fts5(stores, tmp_path, da
     else:
         other = SqliteStore(tmp_path / "other.chaja")
         other.put_documents([make(f"x{i}", rng) for i in range(5)])
-        other.compact_keywords(force=True)
+        other.compact(force=True)
         other.close()
         side.write_bytes((tmp_path / "other.chaja-keywords").read_bytes())
     fresh = SqliteStore(path)

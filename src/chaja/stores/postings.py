@@ -22,7 +22,6 @@ import json
 import mmap
 import os
 import re
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,8 +35,14 @@ _ASCII_UPPER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 COLUMNS = ("title", "heading", "body")
 
 
+# anything but a space that the ascii tokenizer splits at or folds
+_NOT_PLAIN = re.compile(r"[\x00-\x1f\x21-\x2f\x3a-\x40A-Z\x5b-\x60\x7b-\x7f]")
+
+
 def fts_tokens(text: str) -> list[str]:
     """The tokens FTS5's ``ascii`` tokenizer makes of ``text``."""
+    if not _NOT_PLAIN.search(text):     # stored terms: lower-case words joined by spaces
+        return [t for t in text.split(" ") if t]
     return [t for t in _ASCII_SEPARATOR.split(text.translate(_ASCII_UPPER)) if t]
 
 
@@ -123,36 +128,37 @@ def _assemble(term_list: list[str], post_term: np.ndarray, post_row: np.ndarray,
 
 
 def build(rows: Iterable[tuple[int, str, str, str, str]]) -> Segment:
-    """A segment from ``(rowid, lang, title, heading, body)`` rows, body etc. as stored in FTS5."""
+    """A segment from ``(rowid, lang, title, heading, body)`` rows, the texts as stored in FTS5.
+
+    Every token gets a key ``(term·R + row)·3 + column``; one sort of the keys with their
+    counts gives each (term, row) posting and its frequency per column."""
     rows = sorted(rows, key=lambda r: r[0])
-    vocab: dict[str, int] = {}
+    n_rows = len(rows)
     lang_names: dict[str, int] = {}
-    post_term: list[int] = []
-    post_row: list[int] = []
-    post_tf: list[int] = []
-    lengths = np.zeros(len(rows), np.int64)
-    langs = np.zeros(len(rows), np.int64)
+    tokens: list[str] = []
+    spans = np.zeros(3 * n_rows, np.int64)      # tokens per (row, column)
+    langs = np.zeros(n_rows, np.int64)
     for local, (_, lang, *texts) in enumerate(rows):
         langs[local] = lang_names.setdefault(lang or "", len(lang_names))
-        freq: dict[str, list[int]] = {}
         for col, text in enumerate(texts):
-            tokens = fts_tokens(text or "")
-            lengths[local] += len(tokens)
-            for term, n in Counter(tokens).items():
-                slot = freq.get(term)
-                if slot is None:
-                    slot = freq[term] = [0, 0, 0]
-                slot[col] = n
-        for term, tfs in freq.items():
-            t = vocab.get(term)
-            if t is None:
-                t = vocab[term] = len(vocab)
-            post_term.append(t)
-            post_tf.extend(tfs)
-        post_row.extend([local] * len(freq))
-    return _assemble(list(vocab), np.asarray(post_term, np.int64), np.asarray(post_row, np.int64),
-                     np.minimum(np.asarray(post_tf, np.int64), 65535).reshape(-1, 3),
-                     np.asarray([r[0] for r in rows], np.int64), lengths, langs, list(lang_names))
+            found = fts_tokens(text or "")
+            spans[3 * local + col] = len(found)
+            tokens.extend(found)
+    vocab = dict.fromkeys(tokens)                       # distinct terms, first seen first
+    for i, term in enumerate(vocab):
+        vocab[term] = i
+    ids = np.fromiter(map(vocab.__getitem__, tokens), dtype=np.int64, count=len(tokens))
+    cell = np.repeat(np.arange(3 * n_rows, dtype=np.int64), spans)          # row·3 + column per token
+    keys, counts = np.unique(ids * (3 * n_rows) + cell, return_counts=True)
+    pair = keys // 3                                                          # term·R + row
+    first = np.flatnonzero(np.concatenate([[True], pair[1:] != pair[:-1]])) if pair.size else pair
+    which = np.cumsum(np.concatenate([[False], pair[1:] != pair[:-1]])) if pair.size else pair
+    tf = np.zeros((first.size, 3), np.int64)
+    tf[which, keys % 3] = counts
+    unique_pair = pair[first]
+    return _assemble(list(vocab), unique_pair // n_rows if n_rows else unique_pair, unique_pair % max(n_rows, 1),
+                     np.minimum(tf, 65535), np.asarray([r[0] for r in rows], np.int64),
+                     spans.reshape(-1, 3).sum(axis=1), langs, list(lang_names))
 
 
 def merge(parts: list[tuple[Segment, np.ndarray]]) -> Segment:

@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from chaja.documents import Chunk, ChunkRecord, Document, Hit, StoreStats
-from chaja.stores import sqlite_keywords
+from chaja.stores import sqlite_ann, sqlite_keywords
 from chaja.stores.base import StoreError, sample_order
 from chaja.stores.bm25_segments import SegmentedBM25
 
@@ -84,7 +84,8 @@ VECTOR_FIELDS = {"chunk": "vector", "heading": "heading_vector", "aligned": "ali
 class SqliteStore:
     """One-file store. Safe for one writer and many readers (WAL); one object per thread."""
 
-    def __init__(self, path: str | os.PathLike, *, keyword_engine: str = "postings"):
+    def __init__(self, path: str | os.PathLike, *, keyword_engine: str = "postings",
+                 ann_threshold: int | None = None):
         if keyword_engine not in KEYWORD_ENGINES:
             raise StoreError(f"keyword_engine must be one of {', '.join(KEYWORD_ENGINES)}, not {keyword_engine!r}")
         self.path = Path(path)
@@ -113,9 +114,14 @@ class SqliteStore:
             store_id = self.get_meta("store_id")
         self.keyword_engine = keyword_engine
         self._keywords = sqlite_keywords.SqliteKeywordIndex(self._db, Path(f"{self.path}-keywords"), store_id)
+        self.ann_threshold = sqlite_ann.ANN_THRESHOLD if ann_threshold is None else ann_threshold
         self._lock = threading.Lock()
         self._matrix: dict[str, tuple[np.ndarray, list[str], np.ndarray]] = {}
+        self._matrix_rowids: dict[str, np.ndarray] = {}
+        self._matrix_seq = -1
         self._rows: dict[str, dict[str, int]] = {}
+        self._graphs: dict[str, sqlite_ann.Graph | None] = {}
+        self._graphs_seq: int | None = -1
 
     def _migrate(self, version: int) -> None:
         """Bring an older file up to :data:`SCHEMA_VERSION`, in one transaction."""
@@ -189,7 +195,7 @@ class SqliteStore:
                 cur.execute("ROLLBACK")
                 raise
             finally:
-                self._matrix, self._rows = {}, {}
+                self._matrix, self._rows, self._matrix_rowids = {}, {}, {}
 
     def _delete(self, cur: sqlite3.Cursor, doc_id: str) -> bool:
         sqlite_keywords.log_removed(cur, doc_id)
@@ -208,7 +214,7 @@ class SqliteStore:
             except BaseException:
                 cur.execute("ROLLBACK")
                 raise
-            self._matrix, self._rows = {}, {}
+            self._matrix, self._rows, self._matrix_rowids = {}, {}, {}
             return found
 
     # ---- reading ---------------------------------------------------------
@@ -255,11 +261,43 @@ class SqliteStore:
             out.update(self._db.execute(f"SELECT rowid, id FROM chunks WHERE rowid IN ({','.join('?' * len(part))})", part))
         return out
 
-    def compact_keywords(self, *, force: bool = False) -> bool:
-        """Fold recent writes into the keyword file (see :mod:`chaja.stores.sqlite_keywords`)
-        once they are many enough, or now with ``force``; True when the file was written."""
+    def compact(self, *, force: bool = False) -> bool:
+        """Fold recent writes into the keyword file (:mod:`chaja.stores.sqlite_keywords`)
+        and rebuild the vector graphs of fields above the ANN threshold
+        (:mod:`chaja.stores.sqlite_ann`), once the writes are many enough or now with
+        ``force``; True when the files were written."""
+        def graphs(seq: int) -> None:
+            self._matrix, self._rows, self._matrix_rowids = {}, {}, {}
+            for field in VECTOR_FIELDS:
+                mat = self._vectors(field)[0]
+                if mat.shape[0] >= self.ann_threshold and sqlite_ann.available():
+                    sqlite_ann.build(self.path, field, self._matrix_rowids[field], mat)
+                    self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                                     (f"ann.{field}", sqlite_ann.meta_value(seq, mat.shape[0])))
+                else:
+                    self._db.execute("DELETE FROM meta WHERE key = ?", (f"ann.{field}",))
+
         with self._lock:
-            return self._keywords.compact(force=force)
+            done = self._keywords.compact(force=force, also=graphs)
+        self._graphs_seq = -1
+        return done
+
+    def _graph(self, field: str) -> sqlite_ann.Graph | None:
+        """The field's HNSW graph when one covers the keyword file's log entry."""
+        base = self._keywords.base_seq
+        if self._graphs_seq != base:
+            self._graphs, self._graphs_seq = {}, base
+        if field not in self._graphs:
+            self._graphs[field] = None if base is None else sqlite_ann.load(
+                self.path, field, self.get_meta(f"ann.{field}"), base)
+        return self._graphs[field]
+
+    def _fresh(self) -> None:
+        """Drop the cached matrices when any process has written since they were read."""
+        self._keywords.refresh()
+        if self._keywords.seq != self._matrix_seq:
+            self._matrix, self._rows, self._matrix_rowids = {}, {}, {}
+            self._matrix_seq = self._keywords.seq
 
     def _vectors(self, field: str = "chunk") -> tuple[np.ndarray, list[str], np.ndarray]:
         """(matrix, chunk ids, languages) of the chunk vectors, or of the heading
@@ -270,20 +308,25 @@ class SqliteStore:
             if column is None:
                 raise StoreError(f"vector field must be one of {', '.join(VECTOR_FIELDS)}, not {field!r}")
             rows = self._db.execute(
-                f"SELECT id, lang, {column} FROM chunks WHERE {column} IS NOT NULL ORDER BY rowid").fetchall()
+                f"SELECT id, lang, {column}, rowid FROM chunks WHERE {column} IS NOT NULL ORDER BY rowid").fetchall()
             dim = int(self.get_meta("aligned_dim" if field.startswith("aligned") else "dim") or 0)
             mat = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), dim) if rows else np.zeros((0, dim), np.float32)
             m = (mat, [r[0] for r in rows], np.array([r[1] or "" for r in rows]))
             self._matrix[field] = m
+            self._matrix_rowids[field] = np.fromiter((r[3] for r in rows), dtype=np.int64, count=len(rows))
         return m
 
     def vector(self, query: np.ndarray, n: int, *, lang: str | None = None, field: str = "chunk") -> list[Hit]:
+        self._fresh()
         mat, ids, langs = self._vectors(field)
         if n <= 0 or mat.shape[0] == 0:
             return []
         q = np.asarray(query, dtype=np.float32).ravel()
         if q.size != mat.shape[1]:
             raise StoreError(f"query vector has dimension {q.size}, the store holds {mat.shape[1]}")
+        graph = self._graph(field) if lang is None and 4 * n < mat.shape[0] else None
+        if graph is not None:
+            return self._approximate(graph, q, n, field)
         scores = mat @ q
         if lang:
             scores = np.where(langs == lang, scores, -np.inf)
@@ -294,6 +337,22 @@ class SqliteStore:
         top = top[np.lexsort((top, -scores[top]))]
         return [Hit(ids[i], float(scores[i])) for i in top]
 
+    def _approximate(self, graph: sqlite_ann.Graph, q: np.ndarray, n: int, field: str) -> list[Hit]:
+        """Top ``n`` from the graph's candidates plus every row written since it, rescored
+        exactly (see :mod:`chaja.stores.sqlite_ann`)."""
+        mat, ids, _ = self._vectors(field)
+        rowids = self._matrix_rowids[field]
+        touched = np.fromiter(self._keywords.touched, dtype=np.int64, count=len(self._keywords.touched))
+        keys = graph.search(q, n + touched.size)
+        if touched.size:
+            keys = keys[~np.isin(keys, touched)]
+            keys = np.concatenate([keys, touched])
+        pos = np.minimum(np.searchsorted(rowids, keys), rowids.size - 1)
+        rows = np.unique(pos[rowids[pos] == keys])
+        scores = mat[rows] @ q
+        order = np.lexsort((rows, -scores))[:n]
+        return [Hit(ids[rows[i]], float(scores[i])) for i in order]
+
     def _row_of(self, field: str) -> dict[str, int]:
         """chunk id → its row in the ``field`` matrix; kept with the matrix until a write."""
         row = self._rows.get(field)
@@ -303,6 +362,7 @@ class SqliteStore:
 
     def vector_scores(self, query: np.ndarray, ids: list[str], *, field: str = "chunk") -> dict[str, float]:
         """Cosine of ``query`` with the ``field`` vector of each chunk in ``ids`` that has one."""
+        self._fresh()
         mat = self._vectors(field)[0]
         row = self._row_of(field)
         found = [(cid, row[cid]) for cid in dict.fromkeys(ids) if cid in row]

@@ -63,6 +63,8 @@ class SqliteKeywordIndex:
         self.bm25: SegmentedBM25 | None = None
         self.seq = -1            # last log entry applied
         self.base_rows = 0       # rows of the file segment
+        self.base_seq: int | None = None   # the log entry the mapped file covers (None: built in memory)
+        self.touched: set[int] = set()     # rows the log added or removed after the base
 
     def _marks(self) -> tuple[int, int]:
         high, pruned = self.db.execute(
@@ -77,13 +79,14 @@ class SqliteKeywordIndex:
             seg = postings.load(self.path)
             if seg.header.get("store_id") != self.store_id or int(seg.header.get("seq", -1)) < pruned:
                 raise ValueError("stale")
-            seq = int(seg.header["seq"])
+            seq = base_seq = int(seg.header["seq"])
         except (OSError, ValueError, KeyError):
-            seq = self._marks()[0]
+            seq, base_seq = self._marks()[0], None
             seg = postings.build(_fts_rows(self.db, None))
         bm25.add(seg)
         bm25.recount()
         self.bm25, self.seq, self.base_rows = bm25, seq, seg.n_rows
+        self.base_seq, self.touched = base_seq, set()
 
     def _apply_log(self) -> None:
         ops = self.db.execute("SELECT seq, row, added FROM keyword_log WHERE seq > ? ORDER BY seq",
@@ -93,6 +96,7 @@ class SqliteKeywordIndex:
         last: dict[int, int] = {}
         for _, row, added in ops:
             last[row] = added
+        self.touched.update(last)
         self.bm25.kill(np.fromiter(last, dtype=np.int64, count=len(last)))
         added = [r for r, a in last.items() if a]
         if added:
@@ -128,9 +132,11 @@ class SqliteKeywordIndex:
     def pending_rows(self) -> int:
         return 0 if self.bm25 is None else sum(s.n_rows for s in self.bm25.segments[1:])
 
-    def compact(self, *, force: bool = False) -> bool:
+    def compact(self, *, force: bool = False, also=None) -> bool:
         """Write every live row to the file and prune the log it covers, when the in-memory
-        segments hold enough rows (or ``force``); False when nothing needed writing."""
+        segments hold enough rows (or ``force``); False when nothing needed writing.
+        ``also(seq)`` runs in the same write transaction, after the file is in place and
+        before the log is pruned (the store writes its vector graphs there)."""
         self.db.execute("BEGIN IMMEDIATE")
         try:
             self._refresh_in_transaction()
@@ -143,6 +149,8 @@ class SqliteKeywordIndex:
                 return False
             seg = postings.merge(list(zip(bm25.segments, bm25.alive)))
             postings.save(seg, self.path, {"store_id": self.store_id, "seq": self.seq})
+            if also is not None:
+                also(self.seq)
             self.db.execute("DELETE FROM keyword_log WHERE seq <= ?", (self.seq,))
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('keyword_log_pruned', ?)", (str(self.seq),))
             self.db.execute("COMMIT")
@@ -153,4 +161,5 @@ class SqliteKeywordIndex:
         fresh.add(postings.load(self.path))
         fresh.recount()
         self.bm25, self.base_rows = fresh, fresh.segments[0].n_rows
+        self.base_seq, self.touched = self.seq, set()
         return True

@@ -1,0 +1,92 @@
+"""Approximate nearest neighbours for the SQLite store's larger vector fields.
+
+Above :data:`ANN_THRESHOLD` vectors in a field, the store keeps an HNSW graph (Malkov &
+Yashunin 2018, through usearch; the ``ann`` extra) of that field beside the store, in
+``<store>-<field>.hnsw``, keyed by chunk rowid and inner product (cosine: the vectors are
+normalised). It is written by the same step that folds the keyword log into the postings
+file (:meth:`SqliteStore.compact`, under the write lock) and covers the same log
+entry, recorded in the store's meta (``ann.<field>``). A search asks the graph for the
+best ``n + m`` rows, drops rows the log has touched since (deleted or replaced; ``m`` of
+them), scores rows added since exactly, and rescores every candidate exactly from the
+in-memory matrix, so the scores are the exact search's and only recall can differ. A
+graph that is missing, damaged or older than the postings file is not used: search is
+exact until the next compaction writes one. Below the threshold, search is always exact.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+#: a field with at least this many vectors gets an HNSW graph
+ANN_THRESHOLD = 50_000
+#: HNSW settings: edges per node, candidate list while building and while searching
+CONNECTIVITY, EXPANSION_ADD, EXPANSION_SEARCH = 16, 64, 128
+
+
+def available() -> bool:
+    try:
+        import usearch.index  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def graph_path(store_path: Path, field: str) -> Path:
+    return Path(f"{store_path}-{field}.hnsw")
+
+
+def build(store_path: Path, field: str, rowids: np.ndarray, matrix: np.ndarray) -> None:
+    """Write the graph of ``matrix`` (rows keyed by ``rowids``), atomically."""
+    from usearch.index import Index
+
+    graph = Index(ndim=matrix.shape[1], metric="ip", dtype="f32", connectivity=CONNECTIVITY,
+                  expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
+    graph.add(rowids.astype(np.uint64), np.ascontiguousarray(matrix, dtype=np.float32), threads=os.cpu_count() or 1)
+    final = graph_path(store_path, field)
+    tmp = final.with_name(f".{final.name}.{os.getpid()}.tmp")
+    try:
+        graph.save(str(tmp))
+        with open(tmp, "rb+") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, final)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def meta_value(seq: int, count: int) -> str:
+    return json.dumps({"seq": seq, "count": count})
+
+
+class Graph:
+    """A mapped graph and the log entry it covers."""
+
+    def __init__(self, store_path: Path, field: str, seq: int):
+        from usearch.index import Index
+
+        self.seq = seq
+        self.index = Index.restore(str(graph_path(store_path, field)), view=True)
+        if self.index is None:
+            raise ValueError("not a graph")
+        self.index.expansion_search = EXPANSION_SEARCH
+
+    def search(self, query: np.ndarray, n: int) -> np.ndarray:
+        if n > self.index.expansion_search:
+            self.index.expansion_search = n
+        return np.asarray(self.index.search(query, n).keys, dtype=np.int64)
+
+
+def load(store_path: Path, field: str, meta: str | None, base_seq: int) -> Graph | None:
+    """The field's graph when it covers exactly the postings file's log entry, else None."""
+    if meta is None or not available():
+        return None
+    try:
+        seq = int(json.loads(meta)["seq"])
+        if seq != base_seq or not graph_path(store_path, field).exists():
+            return None
+        return Graph(store_path, field, seq)
+    except (ValueError, KeyError, TypeError, RuntimeError, OSError):
+        return None

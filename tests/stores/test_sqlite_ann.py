@@ -1,0 +1,96 @@
+"""HNSW graphs for the SQLite store's vector fields (usearch, the ``ann`` extra): used
+above the threshold, rescored exactly, kept right through writes made after the graph
+(by this store object or another), and never used when they do not match the store."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from chaja.documents import Chunk, ChunkRecord, Document, Section
+from chaja.stores import sqlite_ann
+from chaja.stores.sqlite import SqliteStore
+
+pytest.importorskip("usearch", reason="usearch is not installed: pip install 'chaja[ann]'")
+DIM = 16
+
+
+def clustered(n: int, seed: int) -> np.ndarray:
+    """Unit vectors in 20 loose clusters (real embeddings are not uniform either)."""
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((20, DIM))
+    x = centres[rng.integers(0, 20, n)] + 0.6 * rng.standard_normal((n, DIM))
+    return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+
+
+def docs(vectors: np.ndarray, prefix: str = "d"):
+    out = []
+    for i, v in enumerate(vectors):
+        did = f"{prefix}{i}"
+        c = Chunk(id=f"{did}#0", doc_id=did, ordinal=0, title=did, heading_path=(), text="본문", lang="ko")
+        out.append((Document(id=did, title=did, sections=[Section((), "본문")], lang="ko"),
+                    [ChunkRecord(c, [did], [], ["본문"], v)]))
+    return out
+
+
+def exact(store: SqliteStore, q: np.ndarray, n: int) -> list[str]:
+    mat, ids, _ = store._vectors("chunk")
+    scores = mat @ q
+    return [ids[i] for i in np.lexsort((np.arange(len(ids)), -scores))[:n]]
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = SqliteStore(tmp_path / "a.chaja", ann_threshold=500)
+    s.put_documents(docs(clustered(3000, 1)))
+    assert s.compact(force=True)
+    yield s
+    s.close()
+
+
+def test_a_field_above_the_threshold_is_searched_by_its_graph_with_exact_scores(store):
+    assert sqlite_ann.graph_path(store.path, "chunk").exists()
+    assert store._graph("chunk") is not None and store._graph("heading") is None   # no heading vectors
+    queries = clustered(50, 2)
+    recall = []
+    for q in queries:
+        got = store.vector(q, 10)
+        want = exact(store, q, 10)
+        recall.append(len({h.chunk_id for h in got} & set(want)) / 10)
+        mat, ids, _ = store._vectors("chunk")
+        row = {c: i for i, c in enumerate(ids)}
+        assert [h.score for h in got] == pytest.approx([float(mat[row[h.chunk_id]] @ q) for h in got])
+    assert np.mean(recall) >= 0.98
+
+
+def test_writes_after_the_graph_are_searched_exactly_until_the_next_compaction(store, tmp_path):
+    reader = SqliteStore(store.path, ann_threshold=500)
+    try:
+        q = clustered(1, 3)[0]
+        reader.vector(q, 5)                                         # graph and matrix loaded
+        top = exact(store, q, 1)[0]
+        store.delete_document(top.split("#")[0])                    # gone: never returned again
+        near = q + 0.01 * np.ones(DIM, np.float32)
+        store.put_documents(docs(np.stack([near / np.linalg.norm(near)]), prefix="new"))
+        for s in (store, reader):                                   # the writer, and another store object
+            ids = [h.chunk_id for h in s.vector(q, 5)]
+            assert ids[0] == "new0#0" and top not in ids
+            assert s._graph("chunk") is not None                    # still the graph, plus the log
+        assert store.compact(force=True)
+        assert [h.chunk_id for h in reader.vector(q, 1)] == ["new0#0"]
+    finally:
+        reader.close()
+
+
+def test_a_graph_that_does_not_cover_the_postings_file_is_not_used(store):
+    store.set_meta("ann.chunk", sqlite_ann.meta_value(-5, 3000))
+    store._graphs_seq = -1
+    assert store._graph("chunk") is None
+    q = clustered(1, 4)[0]
+    assert [h.chunk_id for h in store.vector(q, 10)] == exact(store, q, 10)
+
+
+def test_below_the_threshold_there_is_no_graph(tmp_path):
+    with SqliteStore(tmp_path / "small.chaja", ann_threshold=500) as s:
+        s.put_documents(docs(clustered(100, 5)))
+        s.compact(force=True)
+        assert not sqlite_ann.graph_path(s.path, "chunk").exists() and s._graph("chunk") is None
