@@ -61,8 +61,10 @@ def worker(args) -> int:
         t0 = time.perf_counter()
         info = system.build(peer_corpus.chunk_at(pool, i) for i in range(args.size))
         seconds = time.perf_counter() - t0
-        print(json.dumps({"build_s": seconds, "chunks_per_s": args.size / seconds, **info,
-                          "disk_mb": folder_size(folder) / 2**20, "build_rss_mb": peak_rss_mb()}), flush=True)
+        built = {"build_s": seconds, "chunks_per_s": args.size / seconds, **info,
+                 "disk_mb": folder_size(folder) / 2**20, "build_rss_mb": peak_rss_mb()}
+        (folder.parent / f"{folder.name}.build.json").write_text(json.dumps(built))
+        print(json.dumps(built), flush=True)
         return 0
     t0 = time.perf_counter()
     system.open()
@@ -87,7 +89,7 @@ def spawn(args, name: str, *, build: bool) -> subprocess.Popen:
     cmd = [sys.executable, __file__, "--worker", name, "--size", str(args.size), "--work", str(args.work),
            "--queries-file", str(args.queries_file), "--encoder-name", args.encoder_name,
            "--sources", *map(str, args.sources)] + (["--build"] if build else [])
-    env = {**os.environ, "RUST_LOG": "error"}   # LanceDB logs a deprecation warning per query
+    env = {**os.environ, "RUST_LOG": "error", "LANCE_LOG": "error"}   # LanceDB warns once per query
     return subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=REPO, env=env)
 
 
@@ -135,6 +137,8 @@ def main() -> int:
     builds: dict[str, dict] = {}
     for name in names:
         if args.reuse:
+            saved = args.work / f"{args.size}" / f"{name.replace('+', '-')}.build.json"
+            builds[name] = json.loads(saved.read_text()) if saved.exists() else {}
             continue
         print(f"building {name} at {args.size:,} chunks ...", file=sys.stderr, flush=True)
         proc = spawn(args, name, build=True)

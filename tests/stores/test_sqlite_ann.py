@@ -10,7 +10,8 @@ from chaja.documents import Chunk, ChunkRecord, Document, Section
 from chaja.stores import sqlite_ann
 from chaja.stores.sqlite import SqliteStore
 
-pytest.importorskip("usearch", reason="usearch is not installed: pip install 'chaja[ann]'")
+# not importorskip: usearch must be imported the way chaja imports it (after onnxruntime)
+pytestmark = pytest.mark.skipif(not sqlite_ann.available(), reason="usearch is not installed: pip install 'chaja[ann]'")
 DIM = 16
 
 
@@ -94,3 +95,17 @@ def test_below_the_threshold_there_is_no_graph(tmp_path):
         s.put_documents(docs(clustered(100, 5)))
         s.compact(force=True)
         assert not sqlite_ann.graph_path(s.path, "chunk").exists() and s._graph("chunk") is None
+
+
+def test_the_encoders_load_after_a_graph_search(store):
+    """A graph searched before the encoder is loaded (the order a long-lived reader may
+    take) must not crash the process: run in a fresh interpreter."""
+    import subprocess
+    import sys
+
+    code = ("import numpy as np; from chaja.stores.sqlite import SqliteStore; "
+            f"s = SqliteStore({str(store.path)!r}, ann_threshold=500); "
+            "s.vector(np.ones(16, np.float32) / 4, 3); assert s._graph('chunk') is not None; "
+            "import onnxruntime; print('ok')")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "ok" in done.stdout, done.stderr[-2000:]

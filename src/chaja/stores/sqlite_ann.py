@@ -23,12 +23,25 @@ import numpy as np
 #: a field with at least this many vectors gets an HNSW graph
 ANN_THRESHOLD = 50_000
 #: HNSW settings: edges per node, candidate list while building and while searching
-CONNECTIVITY, EXPANSION_ADD, EXPANSION_SEARCH = 16, 64, 128
+CONNECTIVITY, EXPANSION_ADD, EXPANSION_SEARCH = 16, 64, 512
+
+
+def _usearch():
+    """usearch.index, imported after onnxruntime: usearch 2.2x (with numkong) loaded first
+    makes a later ``import onnxruntime`` crash the process (seen with onnxruntime 1.32),
+    and the encoders import onnxruntime lazily, often after the first vector search."""
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        pass
+    import usearch.index
+
+    return usearch.index
 
 
 def available() -> bool:
     try:
-        import usearch.index  # noqa: F401
+        _usearch()
     except ImportError:
         return False
     return True
@@ -40,8 +53,7 @@ def graph_path(store_path: Path, field: str) -> Path:
 
 def build(store_path: Path, field: str, rowids: np.ndarray, matrix: np.ndarray) -> None:
     """Write the graph of ``matrix`` (rows keyed by ``rowids``), atomically."""
-    from usearch.index import Index
-
+    Index = _usearch().Index
     graph = Index(ndim=matrix.shape[1], metric="ip", dtype="f32", connectivity=CONNECTIVITY,
                   expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
     graph.add(rowids.astype(np.uint64), np.ascontiguousarray(matrix, dtype=np.float32), threads=os.cpu_count() or 1)
@@ -65,8 +77,7 @@ class Graph:
     """A mapped graph and the log entry it covers."""
 
     def __init__(self, store_path: Path, field: str, seq: int):
-        from usearch.index import Index
-
+        Index = _usearch().Index
         self.seq = seq
         self.index = Index.restore(str(graph_path(store_path, field)), view=True)
         if self.index is None:
