@@ -127,8 +127,8 @@ class Chaja:
 
     def e2e(self, q: dict, k: int) -> list[int]:
         if not hasattr(self, "real"):
-            import chaja
-            self.real = chaja.open(self.path)
+            from chaja.index import Index
+            self.real = Index(self.store)      # the real encoders over the same store (one copy of the matrices)
         return self.keys(d.doc_id for d in self.real.search(q["text"], k).documents)
 
 

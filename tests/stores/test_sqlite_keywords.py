@@ -189,3 +189,18 @@ def test_matched_terms_equal_the_chunks_terms_within_the_query(stores):
         full = writer.chunk_terms(ids)
         assert writer.matched_terms(terms, ids) == {c: t & set(terms) for c, t in full.items()}
         assert ref.matched_terms(terms, ids) == writer.matched_terms(terms, ids)
+
+
+def test_a_folder_that_cannot_take_the_file_loses_nothing(stores, monkeypatch):
+    _, writer, reader, ref = stores
+    rng = random.Random(13)
+    writer.put_documents([make(f"d{i}", rng) for i in range(15)])
+
+    def refuse(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(postings, "save", refuse)
+    with pytest.warns(RuntimeWarning, match="change log"):
+        assert writer.compact(force=True) is False
+    assert writer.get_meta("keyword_log_pruned") is None      # the log is kept
+    assert_same_as_fts5(reader, ref)
+    assert_same_as_fts5(writer, ref)

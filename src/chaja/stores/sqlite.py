@@ -442,8 +442,9 @@ class SqliteStore:
             return {k or "": v for k, v in self._db.execute(f"SELECT {col}, COUNT(*) FROM documents GROUP BY {col}")}
         docs = self._db.execute("SELECT COUNT(*) FROM documents").fetchone()[0]
         chunks = self._db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
-        size = sum(p.stat().st_size for p in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-keywords"))
-                   if p.exists())
+        beside = [Path(f"{self.path}-wal"), Path(f"{self.path}-keywords"),
+                  *(sqlite_ann.graph_path(self.path, f) for f in VECTOR_FIELDS)]
+        size = sum(p.stat().st_size for p in (self.path, *beside) if p.exists())
         return StoreStats(documents=docs, chunks=chunks, by_lang=counts("lang"),
                           by_source=counts("source"), by_doc_type=counts("doc_type"), size_bytes=size)
 

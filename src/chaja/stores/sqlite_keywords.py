@@ -19,6 +19,7 @@ another store or behind the log, it is rebuilt from the store's FTS5 rows.
 from __future__ import annotations
 
 import sqlite3
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -154,6 +155,12 @@ class SqliteKeywordIndex:
             self.db.execute("DELETE FROM keyword_log WHERE seq <= ?", (self.seq,))
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('keyword_log_pruned', ?)", (str(self.seq),))
             self.db.execute("COMMIT")
+        except OSError as exc:
+            # the folder is read-only or full: searches keep using the log, nothing is lost
+            self.db.execute("ROLLBACK")
+            warnings.warn(f"could not write {self.path.name} ({exc}); keyword search reads the change log instead",
+                          RuntimeWarning, stacklevel=3)
+            return False
         except BaseException:
             self.db.execute("ROLLBACK")
             raise
