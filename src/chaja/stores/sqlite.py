@@ -307,14 +307,36 @@ class SqliteStore:
             column = VECTOR_FIELDS.get(field)
             if column is None:
                 raise StoreError(f"vector field must be one of {', '.join(VECTOR_FIELDS)}, not {field!r}")
-            rows = self._db.execute(
-                f"SELECT id, lang, {column}, rowid FROM chunks WHERE {column} IS NOT NULL ORDER BY rowid").fetchall()
             dim = int(self.get_meta("aligned_dim" if field.startswith("aligned") else "dim") or 0)
-            mat = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), dim) if rows else np.zeros((0, dim), np.float32)
-            m = (mat, [r[0] for r in rows], np.array([r[1] or "" for r in rows]))
+            m, self._matrix_rowids[field] = self._read_matrix(column, dim)
             self._matrix[field] = m
-            self._matrix_rowids[field] = np.fromiter((r[3] for r in rows), dtype=np.int64, count=len(rows))
         return m
+
+    def _read_matrix(self, column: str, dim: int) -> tuple[tuple[np.ndarray, list[str], np.ndarray], np.ndarray]:
+        """All non-null vectors of ``column`` in rowid order, read in batches into one
+        preallocated matrix (memory: the matrix plus one batch), with ids, languages, rowids."""
+        own = not self._db.in_transaction      # one snapshot for the count and the rows
+        if own:
+            self._db.execute("BEGIN")
+        try:
+            total = self._db.execute(f"SELECT COUNT(*) FROM chunks WHERE {column} IS NOT NULL").fetchone()[0]
+            mat = np.empty((total, dim), np.float32)
+            ids: list[str] = []
+            langs: list[str] = []
+            rowids = np.empty(total, np.int64)
+            at = 0
+            cur = self._db.execute(f"SELECT id, lang, {column}, rowid FROM chunks WHERE {column} IS NOT NULL ORDER BY rowid")
+            while batch := cur.fetchmany(4096):
+                end = at + len(batch)
+                mat[at:end] = np.frombuffer(b"".join(r[2] for r in batch), dtype=np.float32).reshape(len(batch), dim)
+                rowids[at:end] = [r[3] for r in batch]
+                ids += [r[0] for r in batch]
+                langs += [r[1] or "" for r in batch]
+                at = end
+        finally:
+            if own:
+                self._db.execute("COMMIT")
+        return (mat, ids, np.array(langs)), rowids
 
     def vector(self, query: np.ndarray, n: int, *, lang: str | None = None, field: str = "chunk") -> list[Hit]:
         self._fresh()
