@@ -54,7 +54,7 @@ def graph_path(store_path: Path, field: str) -> Path:
 def build(store_path: Path, field: str, rowids: np.ndarray, matrix: np.ndarray) -> None:
     """Write the graph of ``matrix`` (rows keyed by ``rowids``), atomically."""
     Index = _usearch().Index
-    graph = Index(ndim=matrix.shape[1], metric="ip", dtype="f32", connectivity=CONNECTIVITY,
+    graph = Index(ndim=matrix.shape[1], metric="ip", dtype="f16", connectivity=CONNECTIVITY,
                   expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
     graph.add(rowids.astype(np.uint64), np.ascontiguousarray(matrix, dtype=np.float32), threads=os.cpu_count() or 1)
     final = graph_path(store_path, field)

@@ -135,7 +135,7 @@ class SqliteKeywordIndex:
 
     def compact(self, *, force: bool = False, also=None) -> bool:
         """Write every live row to the file and prune the log it covers, when the in-memory
-        segments hold enough rows (or ``force``); False when nothing needed writing.
+        segments hold enough rows, or always with ``force``; False when nothing was written.
         ``also(seq)`` runs in the same write transaction, after the file is in place and
         before the log is pruned (the store writes its vector graphs there)."""
         self.db.execute("BEGIN IMMEDIATE")
@@ -145,7 +145,7 @@ class SqliteKeywordIndex:
             pending = self.pending_rows()
             stale = bm25.n_rows != self.base_rows or len(bm25.segments) > 1 or not self.path.exists()
             threshold = max(COMPACT_MIN_ROWS, COMPACT_SHARE * bm25.n_rows)
-            if not (stale and (force or pending >= threshold or not self.path.exists())):
+            if not (force or (stale and (pending >= threshold or not self.path.exists()))):
                 self.db.execute("COMMIT")
                 return False
             seg = postings.merge(list(zip(bm25.segments, bm25.alive)))
