@@ -12,15 +12,11 @@ Tokens are counted the way SQLite FTS5's ``ascii`` tokenizer counts them (split 
 every ASCII character that is not a letter or digit, ASCII letters folded to lower
 case, every other character kept), so a segment's frequencies and lengths equal FTS5's.
 
-A segment is saved as one file: an 8-byte magic, a JSON header (array dtypes, shapes and
-offsets, plus the caller's fields) and the arrays, 64-byte aligned; :func:`load` maps it.
+A segment is saved as one array file (:mod:`chaja.stores.array_file`); :func:`load` maps it.
 """
 from __future__ import annotations
 
 import hashlib
-import json
-import mmap
-import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -28,8 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
+from chaja.stores import array_file
+
 MAGIC = b"CHJKW\x00\x01\x00"
-_ALIGN = 64
 _ASCII_SEPARATOR = re.compile(r"[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]+")
 _ASCII_UPPER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 COLUMNS = ("title", "heading", "body")
@@ -201,54 +198,15 @@ _ARRAYS = ("hashes", "term_bytes", "term_offsets", "offsets", "rows", "tf", "row
 
 
 def save(seg: Segment, path: Path, header: dict) -> None:
-    """Write ``seg`` to ``path`` atomically (a temporary file beside it, fsync, rename)."""
-    arrays = {name: np.ascontiguousarray(getattr(seg, name)) for name in _ARRAYS}
-    meta = {"lang_names": seg.lang_names, **header, "arrays": {}}
-    offset = 0
-    for name, arr in arrays.items():
-        meta["arrays"][name] = [arr.dtype.str, list(arr.shape), offset]
-        offset += -(-arr.nbytes // _ALIGN) * _ALIGN
-    blob = json.dumps(meta).encode("utf-8")
-    start = -(-(len(MAGIC) + 8 + len(blob)) // _ALIGN) * _ALIGN
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(MAGIC + len(blob).to_bytes(8, "little") + blob)
-            f.write(b"\0" * (start - f.tell()))
-            for arr in arrays.values():
-                f.write(arr.tobytes())
-                f.write(b"\0" * (-arr.nbytes % _ALIGN))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    """Write ``seg`` to ``path`` atomically (:mod:`chaja.stores.array_file`)."""
+    array_file.save(path, MAGIC, {name: getattr(seg, name) for name in _ARRAYS},
+                    {"lang_names": seg.lang_names, **header})
 
 
 def load(path: Path) -> Segment:
     """Map a saved segment (read-only); ``ValueError`` if the file is not one."""
-    with open(path, "rb") as f:
-        head = f.read(len(MAGIC) + 8)
-        if len(head) < len(MAGIC) + 8 or head[: len(MAGIC)] != MAGIC:
-            raise ValueError(f"{path} is not a chaja keyword segment")
-        n = int.from_bytes(head[len(MAGIC):], "little")
-        try:
-            meta = json.loads(f.read(n))
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            raise ValueError(f"{path} has a damaged header") from None
-    start = -(-(len(MAGIC) + 8 + n) // _ALIGN) * _ALIGN
-    with open(path, "rb") as f:
-        mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-    arrays = {}
-    for name in _ARRAYS:
-        dtype, shape, offset = meta["arrays"][name]
-        count = int(np.prod(shape))
-        nbytes = count * np.dtype(dtype).itemsize
-        if start + offset + nbytes > len(mapped):
-            raise ValueError(f"{path} is truncated")
-        # plain read-only arrays over the mapping (np.memmap's subclass costs per slice)
-        arrays[name] = (np.frombuffer(mapped, dtype=dtype, count=count, offset=start + offset).reshape(shape)
-                        if count else np.zeros(shape, dtype))
-    header = {k: v for k, v in meta.items() if k not in ("arrays", "lang_names")}
-    return Segment(**arrays, lang_names=meta["lang_names"], header=header)
+    arrays, meta = array_file.load(path, MAGIC)
+    if set(arrays) != set(_ARRAYS):
+        raise ValueError(f"{path} is not a complete keyword segment")
+    lang_names = meta.pop("lang_names", [])
+    return Segment(**arrays, lang_names=lang_names, header=meta)

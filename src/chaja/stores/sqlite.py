@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from chaja.documents import Chunk, ChunkRecord, Document, Hit, StoreStats
-from chaja.stores import sqlite_ann, sqlite_keywords
+from chaja.stores import sqlite_ann, sqlite_keywords, sqlite_vectors
 from chaja.stores.base import StoreError, sample_order
 from chaja.stores.bm25_segments import SegmentedBM25
 
@@ -268,14 +268,22 @@ class SqliteStore:
         ``force``; True when the files were written."""
         def graphs(seq: int) -> None:
             self._matrix, self._rows, self._matrix_rowids = {}, {}, {}
-            for field in VECTOR_FIELDS:
-                mat = self._vectors(field)[0]
+            for field, column in VECTOR_FIELDS.items():
+                dim = int(self.get_meta("aligned_dim" if field.startswith("aligned") else "dim") or 0)
+                (mat, ids, langs), rowids = self._read_matrix(column, dim)   # this transaction's rows
+                vectors_file = sqlite_vectors.path_of(self.path, field)
+                if mat.shape[0] >= sqlite_vectors.FILE_THRESHOLD:
+                    sqlite_vectors.write(self.path, field, mat, ids, langs, rowids, seq=seq,
+                                         store_id=self._keywords.store_id)
+                elif vectors_file.exists():
+                    vectors_file.unlink()
                 if mat.shape[0] >= self.ann_threshold and sqlite_ann.available():
-                    sqlite_ann.build(self.path, field, self._matrix_rowids[field], mat)
+                    sqlite_ann.build(self.path, field, rowids, mat)
                     self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
                                      (f"ann.{field}", sqlite_ann.meta_value(seq, mat.shape[0])))
                 else:
                     self._db.execute("DELETE FROM meta WHERE key = ?", (f"ann.{field}",))
+                del mat, ids, langs, rowids
 
         with self._lock:
             done = self._keywords.compact(force=force, also=graphs)
@@ -308,9 +316,43 @@ class SqliteStore:
             if column is None:
                 raise StoreError(f"vector field must be one of {', '.join(VECTOR_FIELDS)}, not {field!r}")
             dim = int(self.get_meta("aligned_dim" if field.startswith("aligned") else "dim") or 0)
-            m, self._matrix_rowids[field] = self._read_matrix(column, dim)
+            mapped = self._mapped_matrix(field, column, dim)
+            m, self._matrix_rowids[field] = mapped if mapped is not None else self._read_matrix(column, dim)
             self._matrix[field] = m
         return m
+
+    def _mapped_matrix(self, field: str, column: str, dim: int):
+        """The field's vector file (:mod:`chaja.stores.sqlite_vectors`) when it covers the
+        postings file's log entry, with the rows written since read from SQLite; None
+        when there is no such file."""
+        kw = self._keywords
+        kw.refresh()
+        if kw.base_seq is None:
+            return None
+        got = sqlite_vectors.read(self.path, field, seq=kw.base_seq, store_id=kw.store_id)
+        if got is None:
+            return None
+        mat, ids, langs, rowids = got
+        if mat.shape[1:] != (dim,):
+            return None
+        if not kw.touched:
+            return (mat, ids, langs), rowids
+        touched = sorted(kw.touched)
+        rows = []
+        for i in range(0, len(touched), 500):
+            part = touched[i:i + 500]
+            rows += self._db.execute(f"SELECT rowid, id, lang, {column} FROM chunks WHERE {column} IS NOT NULL"
+                                     f" AND rowid IN ({','.join('?' * len(part))})", part).fetchall()
+        keep = ~np.isin(rowids, np.asarray(touched, np.int64))
+        all_rowids = np.concatenate([rowids[keep], np.asarray([r[0] for r in rows], np.int64)])
+        order = np.argsort(all_rowids, kind="stable")
+        added = (np.frombuffer(b"".join(r[3] for r in rows), np.float32).reshape(len(rows), dim)
+                 if rows else np.zeros((0, dim), np.float32))
+        kept_ids = [ids[i] for i in np.flatnonzero(keep)]
+        all_ids = kept_ids + [r[1] for r in rows]
+        all_langs = np.concatenate([langs[keep], np.array([r[2] or "" for r in rows]) if rows else langs[:0]])
+        return ((np.concatenate([mat[keep], added])[order], [all_ids[i] for i in order], all_langs[order]),
+                all_rowids[order])
 
     def _read_matrix(self, column: str, dim: int) -> tuple[tuple[np.ndarray, list[str], np.ndarray], np.ndarray]:
         """All non-null vectors of ``column`` in rowid order, read in batches into one
@@ -465,7 +507,8 @@ class SqliteStore:
         docs = self._db.execute("SELECT COUNT(*) FROM documents").fetchone()[0]
         chunks = self._db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
         beside = [Path(f"{self.path}-wal"), Path(f"{self.path}-keywords"),
-                  *(sqlite_ann.graph_path(self.path, f) for f in VECTOR_FIELDS)]
+                  *(sqlite_ann.graph_path(self.path, f) for f in VECTOR_FIELDS),
+                  *(sqlite_vectors.path_of(self.path, f) for f in VECTOR_FIELDS)]
         size = sum(p.stat().st_size for p in (self.path, *beside) if p.exists())
         return StoreStats(documents=docs, chunks=chunks, by_lang=counts("lang"),
                           by_source=counts("source"), by_doc_type=counts("doc_type"), size_bytes=size)

@@ -1,0 +1,89 @@
+"""Vector files beside the SQLite store: mapped instead of read from the rows, equal to
+what the rows hold through writes made after them, and never used when they do not
+match the store."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from chaja.documents import Chunk, ChunkRecord, Document, Section
+from chaja.stores import sqlite_vectors
+from chaja.stores.sqlite import VECTOR_FIELDS, SqliteStore
+
+DIM = 8
+
+
+def docs(n: int, seed: int, prefix: str = "d"):
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        v = rng.standard_normal(DIM).astype(np.float32)
+        v /= np.linalg.norm(v)
+        did, lang = f"{prefix}{i}", ("ko", "en")[i % 2]
+        c = Chunk(id=f"{did}#0", doc_id=did, ordinal=0, title=did, heading_path=("절",) if i % 3 else (),
+                  text="본문", lang=lang)
+        out.append((Document(id=did, title=did, sections=[Section(c.heading_path, "본문")], lang=lang),
+                    [ChunkRecord(c, [did], [], ["본문"], v, v[::-1].copy() if i % 3 else None)]))
+    return out
+
+
+def assert_matches_rows(store: SqliteStore) -> None:
+    """What the store searches equals what its rows hold (the two fields these documents fill)."""
+    for field in ("chunk", "heading"):
+        (want, want_ids, want_langs), want_rowids = store._read_matrix(VECTOR_FIELDS[field], DIM)
+        mat, ids, langs = store._vectors(field)
+        assert np.array_equal(mat, want) and list(ids) == list(want_ids)
+        assert list(langs) == list(want_langs) and np.array_equal(store._matrix_rowids[field], want_rowids)
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    monkeypatch.setattr(sqlite_vectors, "FILE_THRESHOLD", 100)
+    s = SqliteStore(tmp_path / "v.chaja")
+    s.put_documents(docs(300, 1))
+    assert s.compact(force=True)
+    yield s
+    s.close()
+
+
+def test_a_field_above_the_threshold_is_mapped_from_its_file(store):
+    assert sqlite_vectors.path_of(store.path, "chunk").exists()
+    assert sqlite_vectors.path_of(store.path, "heading").exists()        # 200 of 300 have one
+    reader = SqliteStore(store.path)
+    try:
+        mat = reader._vectors("chunk")[0]
+        assert not mat.flags.writeable and not mat.flags.owndata           # a view of the mapping
+        assert_matches_rows(reader)
+    finally:
+        reader.close()
+
+
+def test_rows_written_after_the_file_are_read_from_the_store(store):
+    reader = SqliteStore(store.path)
+    try:
+        reader.vector(np.ones(DIM, np.float32) / DIM ** 0.5, 3)             # file mapped
+        store.delete_document("d5")
+        store.put_documents(docs(4, 2, prefix="late"))
+        store.put_documents(docs(1, 3, prefix="d"))                         # d0 replaced
+        for s in (reader, store):
+            q = docs(1, 2, prefix="late")[0][1][0].vector
+            assert s.vector(q, 1)[0].chunk_id == "late0#0"
+            assert "d5#0" not in {h.chunk_id for h in s.vector(q, 400)}
+            assert_matches_rows(s)
+    finally:
+        reader.close()
+
+
+def test_a_file_of_another_store_or_log_entry_is_not_used(store, tmp_path):
+    path = sqlite_vectors.path_of(store.path, "chunk")
+    mat, ids, langs = store._vectors("chunk")
+    sqlite_vectors.write(store.path, "chunk", np.zeros_like(mat), list(ids), langs, store._matrix_rowids["chunk"],
+                         seq=store._keywords.base_seq, store_id="someone-else")
+    fresh = SqliteStore(store.path)
+    try:
+        assert_matches_rows(fresh)                                          # read from the rows instead
+        path.write_bytes(b"garbage")
+        fresh._matrix = {}
+        assert_matches_rows(fresh)
+    finally:
+        fresh.close()
