@@ -98,3 +98,17 @@ def test_a_schema_2_file_gains_the_aligned_columns(tmp_path, build):
         s.put_document(d, r)
         assert [h.chunk_id for h in s.vector(np.eye(12, dtype=np.float32)[3], 3, field="aligned")] == ["d#0"]
         assert s.get_meta("aligned_dim") == "12"
+
+
+def test_a_batch_replaces_stored_documents_and_its_own_repeats(tmp_path):
+    def doc(doc_id, body):
+        d = Document(id=doc_id, title=doc_id, sections=[Section((), body)], lang="ko")
+        c = Chunk(id=f"{doc_id}#0", doc_id=doc_id, ordinal=0, title=doc_id, heading_path=(), text=body, lang="ko")
+        return d, [ChunkRecord(c, [doc_id], [], bigram_terms(body), np.ones(4, np.float32) / 2)]
+
+    with SqliteStore(tmp_path / "s.chaja") as s:
+        s.put_documents([doc("a", "처음"), doc("b", "처음")])
+        s.put_documents([doc("a", "두번째"), doc("c", "새것"), doc("c", "새것 다시")])
+        assert s.stats().documents == 3 and s.stats().chunks == 3
+        assert s.chunks(["a#0", "c#0"])["a#0"].text == "두번째" and s.chunks(["c#0"])["c#0"].text == "새것 다시"
+        assert [h.chunk_id for h in s.keyword(["처음"], 5)] == ["b#0"]

@@ -162,8 +162,11 @@ class SqliteStore:
             cur.execute("BEGIN IMMEDIATE")
             try:
                 added = []
+                stored = self._existing(cur, [doc.id for doc, _ in prepared])
                 for doc, rows in prepared:
-                    self._delete(cur, doc.id)
+                    if doc.id in stored:
+                        self._delete(cur, doc.id)
+                    stored.add(doc.id)              # a second copy in this batch replaces the first
                     cur.execute(
                         "INSERT INTO documents VALUES (?,?,?,?,?,?,?,?,?)",
                         (doc.id, doc.title, doc.lang, doc.source, doc.doc_type, doc.date,
@@ -196,6 +199,15 @@ class SqliteStore:
                 raise
             finally:
                 self._matrix, self._rows, self._matrix_rowids = {}, {}, {}
+
+    @staticmethod
+    def _existing(cur: sqlite3.Cursor, doc_ids: list[str]) -> set[str]:
+        """Which of these documents the store holds (a bulk load of new ones skips the deletes)."""
+        found: set[str] = set()
+        for i in range(0, len(doc_ids), 500):
+            part = doc_ids[i:i + 500]
+            found.update(r[0] for r in cur.execute(f"SELECT id FROM documents WHERE id IN ({','.join('?' * len(part))})", part))
+        return found
 
     def _delete(self, cur: sqlite3.Cursor, doc_id: str) -> bool:
         sqlite_keywords.log_removed(cur, doc_id)
