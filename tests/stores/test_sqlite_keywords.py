@@ -204,3 +204,19 @@ def test_a_folder_that_cannot_take_the_file_loses_nothing(stores, monkeypatch):
     assert writer.get_meta("keyword_log_pruned") is None      # the log is kept
     assert_same_as_fts5(reader, ref)
     assert_same_as_fts5(writer, ref)
+
+
+def test_postings_built_in_batches_equal_fts5(stores, monkeypatch):
+    from chaja.stores import sqlite_keywords
+
+    path, writer, _, ref = stores
+    rng = random.Random(17)
+    writer.put_documents([make(f"d{i}", rng) for i in range(30)])
+    writer.delete_document("d4")                                  # a gap in the rowids
+    monkeypatch.setattr(sqlite_keywords, "BUILD_BATCH", 7)
+    fresh = SqliteStore(path)                                     # no file yet: built from FTS5
+    try:
+        assert len(fresh._keywords.refresh().segments[0].rowids) == 58
+        assert_same_as_fts5(fresh, ref)
+    finally:
+        fresh.close()

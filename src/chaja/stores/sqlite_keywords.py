@@ -46,16 +46,32 @@ def log_added(cur: sqlite3.Cursor, rows: list[int]) -> None:
     cur.executemany("INSERT INTO keyword_log (row, added) VALUES (?, 1)", [(r,) for r in rows])
 
 
-def _fts_rows(db: sqlite3.Connection, rowids: list[int] | None) -> list[tuple]:
-    sql = ("SELECT f.rowid, c.lang, f.title, f.heading, f.body FROM chunks_fts f"
-           " JOIN chunks c ON c.rowid = f.rowid")
-    if rowids is None:
-        return db.execute(sql).fetchall()
+_FTS_ROWS = ("SELECT f.rowid, c.lang, f.title, f.heading, f.body FROM chunks_fts f"
+             " JOIN chunks c ON c.rowid = f.rowid")
+#: rows tokenised at a time when the postings are built from every row
+BUILD_BATCH = 50_000
+
+
+def _fts_rows(db: sqlite3.Connection, rowids: list[int]) -> list[tuple]:
+    sql = _FTS_ROWS
     out: list[tuple] = []
     for i in range(0, len(rowids), 500):
         part = rowids[i:i + 500]
         out += db.execute(sql + f" WHERE f.rowid IN ({','.join('?' * len(part))})", part).fetchall()
     return out
+
+
+def build_all(db: sqlite3.Connection) -> postings.Segment:
+    """The postings of every FTS5 row, tokenised :data:`BUILD_BATCH` rows at a time and
+    merged (memory: the postings plus one batch's tokens, not every token at once)."""
+    parts: list[postings.Segment] = []
+    last = -(2 ** 63)
+    while rows := db.execute(_FTS_ROWS + " WHERE f.rowid > ? ORDER BY f.rowid LIMIT ?", (last, BUILD_BATCH)).fetchall():
+        parts.append(postings.build(rows))
+        last = rows[-1][0]
+    if len(parts) <= 1:
+        return parts[0] if parts else postings.build([])
+    return postings.merge([(p, np.ones(p.n_rows, dtype=bool)) for p in parts])
 
 
 class SqliteKeywordIndex:
@@ -83,7 +99,7 @@ class SqliteKeywordIndex:
             seq = base_seq = int(seg.header["seq"])
         except (OSError, ValueError, KeyError):
             seq, base_seq = self._marks()[0], None
-            seg = postings.build(_fts_rows(self.db, None))
+            seg = build_all(self.db)
         bm25.add(seg)
         bm25.recount()
         self.bm25, self.seq, self.base_rows = bm25, seq, seg.n_rows
