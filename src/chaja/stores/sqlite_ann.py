@@ -23,7 +23,7 @@ import numpy as np
 #: a field with at least this many vectors gets an HNSW graph
 ANN_THRESHOLD = 50_000
 #: HNSW settings: edges per node, candidate list while building and while searching
-CONNECTIVITY, EXPANSION_ADD, EXPANSION_SEARCH = 16, 64, 512
+CONNECTIVITY, EXPANSION_ADD, EXPANSION_SEARCH = 32, 128, 512
 
 
 def _usearch():
