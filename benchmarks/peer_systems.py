@@ -34,6 +34,13 @@ def rrf(lists: list[list[int]], k: int, c: int = 60) -> list[int]:
     return sorted(score, key=lambda x: (-score[x], x))[:k]
 
 
+def fresh_folder(folder: Path) -> None:
+    """An empty folder for a build (what an earlier build left there is removed)."""
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+
+
 def flat_terms(chunk: dict) -> str:
     return " ".join(t for t in chunk["terms"] if t)
 
@@ -68,9 +75,7 @@ class Chaja:
         from chaja.stores.sqlite import SqliteStore
 
         import chaja
-        if self.folder.exists():
-            shutil.rmtree(self.folder)
-        self.folder.mkdir(parents=True)
+        fresh_folder(self.folder)
         store = SqliteStore(self.path)
         cfg = chaja.Config()
         t0 = time.perf_counter()
@@ -143,9 +148,7 @@ class Bm25s:
         import time
 
         import bm25s
-        if self.folder.exists():
-            shutil.rmtree(self.folder)
-        self.folder.mkdir(parents=True)
+        fresh_folder(self.folder)
         t0 = time.perf_counter()
         texts, vecs = [], []
         for c in chunks:
@@ -209,9 +212,7 @@ class Tantivy:
         import time
 
         import tantivy
-        if self.folder.exists():
-            shutil.rmtree(self.folder)
-        self.folder.mkdir(parents=True)
+        fresh_folder(self.folder)
         sb = tantivy.SchemaBuilder()
         sb.add_integer_field("key", stored=True, fast=True)
         sb.add_text_field("body", stored=False, tokenizer_name="whitespace")
@@ -252,9 +253,7 @@ class Lance:
 
         import lancedb
         import pyarrow as pa
-        if self.folder.exists():
-            shutil.rmtree(self.folder)
-        self.folder.mkdir(parents=True)
+        fresh_folder(self.folder)
         t0 = time.perf_counter()
         db = lancedb.connect(str(self.folder))
         keys, texts, vecs = [], [], []

@@ -81,13 +81,10 @@ def test_a_new_reader_opens_the_file_and_applies_only_the_log_after_it(stores):
     writer.put_documents([make(f"d{i}", rng) for i in range(30)])
     writer.compact(force=True)
     writer.put_document(*make("late", rng))
-    late = SqliteStore(path)
-    try:
+    with SqliteStore(path) as late:
         bm25 = late._keywords.refresh()
         assert [s.n_rows for s in bm25.segments] == [60, 2]   # the file's rows, then the log's
         assert_same_as_fts5(late, ref)
-    finally:
-        late.close()
 
 
 def test_small_writes_are_not_folded_into_the_file_until_they_are_many(stores):
@@ -119,11 +116,8 @@ def test_a_file_that_cannot_be_trusted_is_rebuilt_from_fts5(stores, tmp_path, da
         other.compact(force=True)
         other.close()
         side.write_bytes((tmp_path / "other.chaja-keywords").read_bytes())
-    fresh = SqliteStore(path)
-    try:
+    with SqliteStore(path) as fresh:
         assert_same_as_fts5(fresh, ref)
-    finally:
-        fresh.close()
 
 
 def test_terms_fts5_reads_as_phrases_are_answered_by_fts5(stores):
@@ -214,9 +208,6 @@ def test_postings_built_in_batches_equal_fts5(stores, monkeypatch):
     writer.put_documents([make(f"d{i}", rng) for i in range(30)])
     writer.delete_document("d4")                                  # a gap in the rowids
     monkeypatch.setattr(sqlite_keywords, "BUILD_BATCH", 7)
-    fresh = SqliteStore(path)                                     # no file yet: built from FTS5
-    try:
+    with SqliteStore(path) as fresh:                              # no file yet: built from FTS5
         assert len(fresh._keywords.refresh().segments[0].rowids) == 58
         assert_same_as_fts5(fresh, ref)
-    finally:
-        fresh.close()

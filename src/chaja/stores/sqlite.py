@@ -39,6 +39,7 @@ import numpy as np
 
 from chaja.documents import Chunk, ChunkRecord, Document, Hit, StoreStats
 from chaja.stores import sqlite_ann, sqlite_keywords, sqlite_vectors
+from chaja.stores.sqlite_in import select_in
 from chaja.stores.base import StoreError, sample_order
 from chaja.stores.bm25_segments import SegmentedBM25
 
@@ -203,11 +204,7 @@ class SqliteStore:
     @staticmethod
     def _existing(cur: sqlite3.Cursor, doc_ids: list[str]) -> set[str]:
         """Which of these documents the store holds (a bulk load of new ones skips the deletes)."""
-        found: set[str] = set()
-        for i in range(0, len(doc_ids), 500):
-            part = doc_ids[i:i + 500]
-            found.update(r[0] for r in cur.execute(f"SELECT id FROM documents WHERE id IN ({','.join('?' * len(part))})", part))
-        return found
+        return {r[0] for r in select_in(cur, "SELECT id FROM documents WHERE id IN ({marks})", doc_ids)}
 
     def _delete(self, cur: sqlite3.Cursor, doc_id: str) -> bool:
         sqlite_keywords.log_removed(cur, doc_id)
@@ -267,11 +264,10 @@ class SqliteStore:
         return [Hit(cid, float(s)) for cid, s in self._db.execute(sql, args)]
 
     def _ids_of(self, rowids: list[int]) -> dict[int, str]:
-        out: dict[int, str] = {}
-        for i in range(0, len(rowids), 500):
-            part = rowids[i:i + 500]
-            out.update(self._db.execute(f"SELECT rowid, id FROM chunks WHERE rowid IN ({','.join('?' * len(part))})", part))
-        return out
+        return dict(select_in(self._db, "SELECT rowid, id FROM chunks WHERE rowid IN ({marks})", rowids))
+
+    def _dim(self, field: str) -> int:
+        return int(self.get_meta("aligned_dim" if field.startswith("aligned") else "dim") or 0)
 
     def compact(self, *, force: bool = False) -> bool:
         """Fold recent writes into the keyword file (:mod:`chaja.stores.sqlite_keywords`)
@@ -281,8 +277,7 @@ class SqliteStore:
         def graphs(seq: int) -> None:
             self._matrix, self._rows, self._matrix_rowids = {}, {}, {}
             for field, column in VECTOR_FIELDS.items():
-                dim = int(self.get_meta("aligned_dim" if field.startswith("aligned") else "dim") or 0)
-                (mat, ids, langs), rowids = self._read_matrix(column, dim)   # this transaction's rows
+                (mat, ids, langs), rowids = self._read_matrix(column, self._dim(field))   # this transaction's rows
                 vectors_file = sqlite_vectors.path_of(self.path, field)
                 if mat.shape[0] >= sqlite_vectors.FILE_THRESHOLD:
                     sqlite_vectors.write(self.path, field, mat, ids, langs, rowids, seq=seq,
@@ -320,14 +315,16 @@ class SqliteStore:
             self._matrix_seq = self._keywords.seq
 
     def _vectors(self, field: str = "chunk") -> tuple[np.ndarray, list[str], np.ndarray]:
-        """(matrix, chunk ids, languages) of the chunk vectors, or of the heading
-        vectors of the chunks that have one; read once and kept until a write."""
+        """(matrix, chunk ids, languages) of one vector field, rows in rowid order (the
+        rowids in ``_matrix_rowids``): mapped from the field's file when one is current,
+        else read from the rows; kept until :meth:`_fresh` sees a write."""
         m = self._matrix.get(field)
         if m is None:
+            self._fresh()          # load with every committed write applied
             column = VECTOR_FIELDS.get(field)
             if column is None:
                 raise StoreError(f"vector field must be one of {', '.join(VECTOR_FIELDS)}, not {field!r}")
-            dim = int(self.get_meta("aligned_dim" if field.startswith("aligned") else "dim") or 0)
+            dim = self._dim(field)
             mapped = self._mapped_matrix(field, column, dim)
             m, self._matrix_rowids[field] = mapped if mapped is not None else self._read_matrix(column, dim)
             self._matrix[field] = m
@@ -335,10 +332,9 @@ class SqliteStore:
 
     def _mapped_matrix(self, field: str, column: str, dim: int):
         """The field's vector file (:mod:`chaja.stores.sqlite_vectors`) when it covers the
-        postings file's log entry, with the rows written since read from SQLite; None
-        when there is no such file."""
+        postings file's log entry (as of the last :meth:`_fresh`), with the rows written
+        since read from SQLite; None when there is no such file."""
         kw = self._keywords
-        kw.refresh()
         if kw.base_seq is None:
             return None
         got = sqlite_vectors.read(self.path, field, seq=kw.base_seq, store_id=kw.store_id)
@@ -350,11 +346,8 @@ class SqliteStore:
         if not kw.touched:
             return (mat, ids, langs), rowids
         touched = sorted(kw.touched)
-        rows = []
-        for i in range(0, len(touched), 500):
-            part = touched[i:i + 500]
-            rows += self._db.execute(f"SELECT rowid, id, lang, {column} FROM chunks WHERE {column} IS NOT NULL"
-                                     f" AND rowid IN ({','.join('?' * len(part))})", part).fetchall()
+        rows = select_in(self._db, f"SELECT rowid, id, lang, {column} FROM chunks WHERE {column} IS NOT NULL"
+                                   " AND rowid IN ({marks})", touched)
         keep = ~np.isin(rowids, np.asarray(touched, np.int64))
         all_rowids = np.concatenate([rowids[keep], np.asarray([r[0] for r in rows], np.int64)])
         order = np.argsort(all_rowids, kind="stable")
@@ -469,17 +462,11 @@ class SqliteStore:
                 for lang in np.unique(langs)}
 
     def chunks(self, ids: list[str]) -> dict[str, Chunk]:
-        out: dict[str, Chunk] = {}
-        for i in range(0, len(ids), 500):
-            part = list(ids[i : i + 500])
-            marks = ",".join("?" * len(part))
-            for row in self._db.execute(
-                f"SELECT id, doc_id, ordinal, title, heading, text, lang, source, doc_type, date"
-                f" FROM chunks WHERE id IN ({marks})", part):
-                out[row[0]] = Chunk(id=row[0], doc_id=row[1], ordinal=row[2], title=row[3],
-                                    heading_path=tuple(json.loads(row[4])), text=row[5], lang=row[6] or "",
-                                    source=row[7] or "", doc_type=row[8] or "", date=row[9])
-        return out
+        rows = select_in(self._db, "SELECT id, doc_id, ordinal, title, heading, text, lang, source, doc_type, date"
+                                   " FROM chunks WHERE id IN ({marks})", ids)
+        return {row[0]: Chunk(id=row[0], doc_id=row[1], ordinal=row[2], title=row[3],
+                              heading_path=tuple(json.loads(row[4])), text=row[5], lang=row[6] or "",
+                              source=row[7] or "", doc_type=row[8] or "", date=row[9]) for row in rows}
 
     def matched_terms(self, terms: list[str], ids: list[str]) -> dict[str, set[str]]:
         """Which of ``terms`` each listed chunk holds: ``chunk_terms(ids)[c] & set(terms)``,
@@ -488,23 +475,14 @@ class SqliteStore:
         if tokens is None or tokens != list(dict.fromkeys(terms)):
             wanted = set(terms)
             return {c: t & wanted for c, t in self.chunk_terms(ids).items()}
-        rowid_of: dict[str, int] = {}
-        for i in range(0, len(ids), 500):
-            part = list(ids[i:i + 500])
-            rowid_of.update(self._db.execute(f"SELECT id, rowid FROM chunks WHERE id IN ({','.join('?' * len(part))})", part))
+        rowid_of = dict(select_in(self._db, "SELECT id, rowid FROM chunks WHERE id IN ({marks})", ids))
         held = self._keywords.refresh().holding(tokens, list(rowid_of.values()))
         return {c: held[r] for c, r in rowid_of.items()}
 
     def chunk_terms(self, ids: list[str]) -> dict[str, set[str]]:
-        out: dict[str, set[str]] = {}
-        for i in range(0, len(ids), 500):
-            part = list(ids[i : i + 500])
-            marks = ",".join("?" * len(part))
-            for cid, t, h, b in self._db.execute(
-                f"SELECT c.id, f.title, f.heading, f.body FROM chunks c JOIN chunks_fts f"
-                f" ON f.rowid = c.rowid WHERE c.id IN ({marks})", part):
-                out[cid] = set(f"{t} {h} {b}".split())
-        return out
+        rows = select_in(self._db, "SELECT c.id, f.title, f.heading, f.body FROM chunks c JOIN chunks_fts f"
+                                   " ON f.rowid = c.rowid WHERE c.id IN ({marks})", ids)
+        return {cid: set(f"{t} {h} {b}".split()) for cid, t, h, b in rows}
 
     def get_meta(self, key: str) -> str | None:
         row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()

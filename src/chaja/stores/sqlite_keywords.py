@@ -26,6 +26,7 @@ import numpy as np
 
 from chaja.stores import postings
 from chaja.stores.bm25_segments import SegmentedBM25
+from chaja.stores.sqlite_in import select_in
 
 LOG_SCHEMA = """
 CREATE TABLE IF NOT EXISTS keyword_log (
@@ -53,12 +54,7 @@ BUILD_BATCH = 50_000
 
 
 def _fts_rows(db: sqlite3.Connection, rowids: list[int]) -> list[tuple]:
-    sql = _FTS_ROWS
-    out: list[tuple] = []
-    for i in range(0, len(rowids), 500):
-        part = rowids[i:i + 500]
-        out += db.execute(sql + f" WHERE f.rowid IN ({','.join('?' * len(part))})", part).fetchall()
-    return out
+    return select_in(db, _FTS_ROWS + " WHERE f.rowid IN ({marks})", rowids)
 
 
 def build_all(db: sqlite3.Connection) -> postings.Segment:
