@@ -14,10 +14,12 @@ import argparse
 import json
 import sys
 
+from chaja.client import HubError
 from chaja.config import Config
 from chaja.index import Index
 from chaja.loaders import LoadReport
 from chaja.progress import ProgressLine, bar
+from chaja.search.filters import Filters
 from chaja.search.results import SearchResult
 from chaja.search.searcher import QueryError
 from chaja.snippets import snippet
@@ -35,9 +37,14 @@ def open_index(store: str, config: Config) -> Index:
     return Index.open(store, config)
 
 
-def _common(p: argparse.ArgumentParser, store: bool = True) -> None:
+def _common(p: argparse.ArgumentParser, store: bool = True, hub: bool = False) -> None:
     if store:
-        p.add_argument("--store", required=True, help="store file, or a postgresql:// URL")
+        where = p.add_mutually_exclusive_group(required=True) if hub else p
+        where.add_argument("--store", required=not hub, help="store file, or a postgresql:// URL")
+        if hub:
+            where.add_argument("--hub", metavar="URL", help="a running hub (chaja serve) instead of a store")
+            p.add_argument("--api-key", help="the hub's API key (default: $CHAJA_API_KEY)")
+
     p.add_argument("--config", help="TOML file with [index], [search], [encoder] settings")
     p.add_argument("--set", action="append", metavar="SECTION.KEY=VALUE", help="override one setting (repeatable)")
 
@@ -45,6 +52,9 @@ def _common(p: argparse.ArgumentParser, store: bool = True) -> None:
 # ---- index ---------------------------------------------------------------
 def cmd_index(args: argparse.Namespace) -> int:
     cfg = load_config(args)
+    if args.hub:
+        from chaja import cli_hub
+        return cli_hub.index(args, cfg.index.language)
     line = ProgressLine()
     load_report = LoadReport()
 
@@ -122,10 +132,24 @@ def _fmt_rank(r: int | None) -> str:
     return "-" if r is None else str(r)
 
 
+def why_line(d, keyword_used: bool) -> str:
+    """Why a document ranked where it did: its best chunk's place in each list."""
+    b = d.best
+    kw = f"keyword #{_fmt_rank(b.keyword_rank)}" + ("" if keyword_used or b.keyword_rank is None else " (not fused)")
+    return (f"{kw}, vector #{_fmt_rank(b.vector_rank)}"
+            + (f" (cos {b.vector_score:.3f})" if b.vector_score is not None else "")
+            + (f", heading #{b.heading_rank}" if b.heading_rank is not None else "")
+            + f", fused {b.score:.4f}" + (", reserved slot" if b.reserved else "")
+            + (f", {len(d.chunks)} chunks" if len(d.chunks) > 1 else ""))
+
+
 def cmd_search(args: argparse.Namespace) -> int:
+    if args.hub:
+        from chaja import cli_hub
+        return cli_hub.search(args)
     cfg = load_config(args)
     with open_index(args.store, cfg) as idx:
-        res = idx.search(args.query, top_k=args.k)
+        res = idx.search(args.query, top_k=args.k, filters=Filters.parse(args.filter or []))
     if args.json:
         json.dump(result_json(res, args.k or cfg.search.top_k), sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
@@ -142,12 +166,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         if b.chunk.heading_path:
             print(f"    § {b.chunk.heading}")
         print(f"    {snippet(b.chunk.text, res.terms)}")
-        kw = f"keyword #{_fmt_rank(b.keyword_rank)}" + ("" if res.keyword_used or b.keyword_rank is None else " (not fused)")
-        print(f"    why: {kw}, vector #{_fmt_rank(b.vector_rank)}"
-              + (f" (cos {b.vector_score:.3f})" if b.vector_score is not None else "")
-              + (f", heading #{b.heading_rank}" if b.heading_rank is not None else "")
-              + f", fused {b.score:.4f}" + (", reserved slot" if b.reserved else "")
-              + (f", {len(d.chunks)} chunks" if len(d.chunks) > 1 else ""))
+        print(f"    why: {why_line(d, res.keyword_used)}")
     return 0
 
 
@@ -158,6 +177,9 @@ def cmd_config(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
+    if args.hub:
+        from chaja import cli_hub
+        return cli_hub.stats(args)
     with open_index(args.store, load_config(args)) as idx:
         s = idx.store.stats()
         print(f"documents: {s.documents}\nchunks: {s.chunks}\nsize: {s.size_bytes / 1e6:.1f} MB")
@@ -170,6 +192,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
+    if args.hub:
+        from chaja import cli_hub
+        return cli_hub.delete(args)
     missing = 0
     with open_index(args.store, load_config(args)) as idx:
         for doc_id in args.doc_ids:
@@ -182,13 +207,16 @@ def cmd_delete(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from chaja.server import serve
+    from chaja.hub import require_server_extra
 
-    idx = open_index(args.store, load_config(args))
+    require_server_extra()
+    from chaja.hub.serve import ListenError, serve
+
     try:
-        serve(idx, args.host, args.port)
-    finally:
-        idx.close()
+        serve(args.store, load_config(args), host=args.host, port=args.port, quiet=args.quiet)
+    except ListenError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -198,7 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("index", help="index files and folders into a store")
     p.add_argument("paths", nargs="+", help=".md .mdx .txt .html .jsonl files or folders")
-    _common(p)
+    _common(p, hub=True)
     p.add_argument("--prune", action="store_true", help="delete stored documents not found under PATHS")
     p.add_argument("--quiet", action="store_true", help="no progress line")
     p.add_argument("--reuse-vectors", action="append", metavar="STORE",
@@ -207,8 +235,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("search", help="search a store")
     p.add_argument("query")
-    _common(p)
+    _common(p, hub=True)
     p.add_argument("-k", type=int, default=None, help="chunks to fuse and group (default: search.top_k)")
+    p.add_argument("--filter", action="append", metavar="KEY=VALUE",
+                   help="keep results to chunks whose lang, source, doc_type (comma = any of), date_from, "
+                        "date_to or doc_id_prefix match (repeatable)")
     p.add_argument("--json", action="store_true", help=f"machine-readable output (schema {SEARCH_SCHEMA})")
     p.set_defaults(func=cmd_search)
 
@@ -217,18 +248,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_config)
 
     p = sub.add_parser("stats", help="what a store holds")
-    _common(p)
+    _common(p, hub=True)
     p.set_defaults(func=cmd_stats)
 
     p = sub.add_parser("delete", help="delete documents by id")
     p.add_argument("doc_ids", nargs="+")
-    _common(p)
+    _common(p, hub=True)
     p.set_defaults(func=cmd_delete)
 
-    p = sub.add_parser("serve", help="serve a store over HTTP (the hub)")
+    p = sub.add_parser("serve", help="serve a store over HTTP (the hub; needs the server extra)")
     _common(p)
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8750)
+    p.add_argument("--host", default=None, help="address to listen on (default: hub.host, 127.0.0.1)")
+    p.add_argument("--port", type=int, default=None, help="port (default: hub.port, 8750; 0 = any free port)")
+    p.add_argument("--quiet", action="store_true", help="no access log")
     p.set_defaults(func=cmd_serve)
 
     try:
@@ -245,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except (QueryError, StoreError, ValueError, FileNotFoundError, ImportError) as exc:
+    except (QueryError, StoreError, ValueError, FileNotFoundError, ImportError, HubError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -89,11 +89,36 @@ class EncoderConfig:
     aligned: str = "use-m3"             # the cross-lingually aligned encoder: "use-m3" (multilingual USE v3) | "none"
 
 
+#: search settings a hub request may change by default (``hub.request_settings``)
+REQUEST_SETTINGS = [
+    "mode", "fusion", "rrf_k", "normalization", "query_terms", "gate", "gate_share", "title_weight",
+    "heading_weight", "reserved_keyword_share", "title_path", "title_slot", "source_weights", "half_life_days",
+    "now", "chunk_cap", "language_projection", "heading_list", "aligned_list", "aligned_heading_list",
+    "cross_language_keyword", "cross_language_vector", "list_weights", "calibrated_weights",
+]
+
+
+@dataclass
+class HubConfig:
+    host: str = "127.0.0.1"
+    port: int = 8750
+    api_keys: list[str] = field(default_factory=list)     # bearer keys for every route but health ($CHAJA_API_KEYS, comma-separated)
+    write_keys: list[str] = field(default_factory=list)   # when set, writes need one of these ($CHAJA_WRITE_KEYS)
+    public_docs: bool = False           # /docs and /openapi.json without a key
+    readers: int = 4                    # read connections: searches that run at once
+    max_body_bytes: int = 32 * 1024 * 1024  # larger bodies are refused before they are read
+    body_timeout_s: float = 30.0        # a request body must arrive within this
+    max_batch: int = 1000               # documents per write request
+    max_inputs: int = 2048              # texts per embeddings request
+    request_settings: list[str] = field(default_factory=lambda: list(REQUEST_SETTINGS))  # search.* a request may set
+
+
 @dataclass
 class Config:
     index: IndexConfig = field(default_factory=IndexConfig)
     search: SearchConfig = field(default_factory=SearchConfig)
     encoder: EncoderConfig = field(default_factory=EncoderConfig)
+    hub: HubConfig = field(default_factory=HubConfig)
 
     # ---- construction -------------------------------------------------
     @classmethod
@@ -119,7 +144,7 @@ class Config:
         section, _, key = dotted.partition(".")
         part = getattr(self, section, None)
         if part is None or not dataclasses.is_dataclass(part):
-            raise ValueError(f"config: unknown section {section!r} (have index, search, encoder)")
+            raise ValueError(f"config: unknown section {section!r} (have index, search, encoder, hub)")
         fields = {f.name: f for f in dataclasses.fields(part)}
         if key not in fields:
             raise ValueError(f"config: unknown setting {dotted!r}; {section} has {sorted(fields)}")
@@ -153,6 +178,15 @@ class Config:
 
 
 def _coerce(name: str, value: Any, current: Any) -> Any:
+    if isinstance(current, list):      # lists of strings: a TOML/JSON list, or "a, b" from --set
+        if isinstance(value, str):
+            try:
+                value = json.loads(value) if value.lstrip().startswith("[") else value.split(",")
+            except json.JSONDecodeError:
+                raise ValueError(f"config {name}: cannot read {value!r} as a list") from None
+        if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+            return [v.strip() for v in value if v.strip()]
+        raise ValueError(f"config {name}: expected a list of strings, got {value!r}")
     if isinstance(value, str) and not isinstance(current, str) and current is not None:
         text = value
         if isinstance(current, bool):

@@ -122,6 +122,25 @@ class Hit:
     score: float
 
 
+@dataclass(frozen=True)
+class DocumentInfo:
+    """What a store keeps of one document besides its chunks."""
+
+    id: str
+    title: str
+    lang: str
+    source: str
+    doc_type: str
+    date: str | None
+    path: str
+    fingerprint: str
+    chunks: int
+
+    @property
+    def chunk_ids(self) -> list[str]:
+        return [f"{self.id}#{i}" for i in range(self.chunks)]
+
+
 @dataclass
 class StoreStats:
     documents: int

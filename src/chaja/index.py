@@ -13,12 +13,13 @@ always analysed and encoded the way its index was.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from chaja.analysis import get_analyzer
-from chaja.config import Config
+from chaja.config import Config, SearchConfig
 from chaja.documents import Document
 from chaja.encoders import Encoder, get_encoder
 from chaja.encoders.aligned import UseM3Encoder, get_aligned_encoder
@@ -27,6 +28,7 @@ from chaja.ingest import IndexReport, Progress, index_documents
 from chaja.loaders import LoadReport, load_paths
 from chaja.search import background
 from chaja.search.languages import META_KEY, encode_means
+from chaja.search.filters import Filters
 from chaja.search.results import SearchResult
 from chaja.search.searcher import Searcher
 from chaja.stores import Store, StoreError, open_store
@@ -45,6 +47,7 @@ class Index:
         self._encoder = encoder
         self._aligned: object | None = None
         self._searcher: Searcher | None = None
+        self._token: str | None = None
         self.analyzer = get_analyzer(self.config.index.analyzer)
 
     @classmethod
@@ -130,15 +133,37 @@ class Index:
     # ---- reading ---------------------------------------------------------
     def searcher(self) -> Searcher:
         """The searcher over this index, built once (it caches the store's language
-        statistics) and rebuilt after writes; it reads ``config.search`` live."""
-        if self._searcher is None or self._searcher.cfg is not self.config.search:
+        statistics) and rebuilt after writes, this process's or another's (the
+        statistics are rewritten with every write that changes content); it reads
+        ``config.search`` live."""
+        token = self.store.get_meta(META_KEY)
+        if self._searcher is None or self._searcher.cfg is not self.config.search or token != self._token:
             enc = self.encoder if self.store.get_meta("encoder") else None
             aligned = self.aligned_encoder if enc is not None else None
             self._searcher = Searcher(self.store, enc, self.config.search, self.analyzer, aligned)
+            self._token = token
         return self._searcher
 
-    def search(self, text: str, top_k: int | None = None) -> SearchResult:
-        return self.searcher().search(text, top_k)
+    def search(self, text: str, top_k: int | None = None, filters: Filters | Mapping | None = None,
+               settings: Mapping[str, object] | None = None) -> SearchResult:
+        """Hybrid search. ``filters`` keeps results to chunks whose fields match
+        (:class:`chaja.search.filters.Filters`, or a mapping such as ``{"lang": "ko"}``);
+        ``settings`` changes ``search.*`` settings for this search alone
+        (``{"search.mode": "keyword"}``; keys without a section are read as ``search.``)."""
+        searcher = self.searcher()
+        if settings:
+            searcher = searcher.with_config(self.search_config(settings))
+        return searcher.search(text, top_k, Filters.from_mapping(filters))
+
+    def search_config(self, settings: Mapping[str, object]) -> SearchConfig:
+        """A copy of ``config.search`` with ``settings`` applied (only ``search.*`` keys)."""
+        cfg = Config(search=dataclasses.replace(self.config.search))
+        for key, value in settings.items():
+            dotted = key if "." in key else f"search.{key}"
+            if not dotted.startswith("search."):
+                raise ValueError(f"only search settings can change per search, not {key!r}")
+            cfg.set(dotted, value)
+        return cfg.search
 
     def fingerprint(self) -> str:
         """Identifies the stored content and how it was indexed (for evaluation records)."""

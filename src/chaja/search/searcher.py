@@ -19,6 +19,7 @@
 """
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from datetime import date
 
@@ -33,6 +34,7 @@ from chaja.search import background
 from chaja.search.calibrated import PARTNER, calibrated
 from chaja.search.fusion import convex, ranks, rrf
 from chaja.search.abstain import should_abstain
+from chaja.search.filters import Filters
 from chaja.search.gate import best_coverage, term_coverage
 from chaja.search.query import query_terms, script_groups
 from chaja.search.languages import META_KEY, decode_means, language_basis, project_out
@@ -62,6 +64,10 @@ def check_query(text: str) -> str:
         raise QueryError("the query is empty")
     if len(text) > MAX_QUERY_CHARS:
         raise QueryError(f"the query is {len(text)} characters long; the limit is {MAX_QUERY_CHARS}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise QueryError("the query is not valid Unicode text (it holds a lone surrogate)") from None
     return text
 
 
@@ -75,10 +81,17 @@ class Searcher:
         self._means: dict[str, np.ndarray] | None = None
         self._basis = np.zeros((0, 0), dtype=np.float32)
 
+    def with_config(self, cfg: SearchConfig) -> "Searcher":
+        """This searcher with other search settings, sharing what it has read of the store."""
+        other = copy.copy(self)
+        other.cfg = cfg
+        return other
+
     # ---- candidate lists -------------------------------------------------
-    def keyword_list(self, terms: list[str], n: int, field: str = "all", lang: str | None = None) -> list[Hit]:
+    def keyword_list(self, terms: list[str], n: int, field: str = "all", lang: str | None = None,
+                     where: Filters | None = None) -> list[Hit]:
         return self.store.keyword(terms, n, title_weight=self.cfg.title_weight,
-                                  heading_weight=self.cfg.heading_weight, field=field, lang=lang)
+                                  heading_weight=self.cfg.heading_weight, field=field, lang=lang, **_only(where))
 
     @property
     def language_means(self) -> dict[str, np.ndarray]:
@@ -100,7 +113,7 @@ class Searcher:
             q = project_out(q, self._basis)
         return q
 
-    def vector_list(self, text: str, n: int, q: np.ndarray | None = None) -> list[Hit]:
+    def vector_list(self, text: str, n: int, q: np.ndarray | None = None, where: Filters | None = None) -> list[Hit]:
         """Cosine candidates; with centring, per-language lists merged by score − q·μ_lang.
         ``q`` is the query vector when the caller has it already."""
         if self.encoder is None:
@@ -108,30 +121,32 @@ class Searcher:
         if q is None:
             q = self.query_vector(text)
         if not (self.cfg.language_centering and self.language_means):
-            return self.store.vector(q, n)
-        merged = {h.chunk_id: h.score for h in self.store.vector(q, n)}   # languages without a mean
+            return self.store.vector(q, n, **_only(where))
+        merged = {h.chunk_id: h.score for h in self.store.vector(q, n, **_only(where))}   # languages without a mean
         for lang, mu in self.language_means.items():
             offset = float(q @ mu)
-            for h in self.store.vector(q, n, lang=lang):
+            for h in self.store.vector(q, n, lang=lang, **_only(where)):
                 merged[h.chunk_id] = h.score - offset
         best = sorted(merged.items(), key=lambda kv: (-kv[1], kv[0]))[:n]
         return [Hit(cid, s) for cid, s in best]
 
-    def cross_language_vectors(self, q: np.ndarray, qlang: str, n: int) -> dict[str, list[Hit]]:
+    def cross_language_vectors(self, q: np.ndarray, qlang: str, n: int,
+                               where: Filters | None = None) -> dict[str, list[Hit]]:
         """One vector list per language other than the query's (``qlang``), so the best page
         of the other language competes even when same-language pages fill the global list."""
-        own = self.store.vector(q, 1, lang=qlang)
+        own = self.store.vector(q, 1, lang=qlang, **_only(where))
         own_best = own[0].score if own else float("-inf")
         out = {}
         for lang in self.language_means:
             if lang == qlang:
                 continue
-            hits = self.store.vector(q, n, lang=lang)
+            hits = self.store.vector(q, n, lang=lang, **_only(where))
             if hits and hits[0].score >= own_best - self.cfg.cross_language_margin:
                 out[f"vector:{lang}"] = hits
         return out
 
-    def cross_language_lists(self, qlang: str, terms: list[str], n: int) -> dict[str, list[Hit]]:
+    def cross_language_lists(self, qlang: str, terms: list[str], n: int,
+                             where: Filters | None = None) -> dict[str, list[Hit]]:
         """Keyword lists over chunks of the other languages, with the query's words that can
         match across scripts (for a Korean query: its non-Hangul words), each gated on its own terms."""
         words = [t for t in terms if not is_hangul_syllable(t[0])] if qlang == "ko" else terms
@@ -141,12 +156,13 @@ class Searcher:
         for lang in self.language_means:
             if lang == qlang:
                 continue
-            hits = self.keyword_list(words, n, lang=lang)
+            hits = self.keyword_list(words, n, lang=lang, where=where)
             if hits and best_coverage(words, hits, self.store.chunk_terms, self.cfg.gate_depth) >= self.cfg.gate_share:
                 out[f"keyword:{lang}"] = hits
         return out
 
-    def aligned_lists(self, text: str, n: int) -> tuple[dict[str, list[Hit]], np.ndarray | None]:
+    def aligned_lists(self, text: str, n: int,
+                      where: Filters | None = None) -> tuple[dict[str, list[Hit]], np.ndarray | None]:
         """The aligned encoder's lists, passages (``aligned``) and section names
         (``aligned_heading``), and the query's aligned vector; empty unless the store
         holds those vectors and more than one language (on KorQuAD and SciFact, one
@@ -157,7 +173,7 @@ class Searcher:
         qa = self.aligned.encode_queries([text])[0]
         out = {}
         for name, on in (("aligned", cfg.aligned_list), ("aligned_heading", cfg.aligned_heading_list)):
-            hits = self.store.vector(qa, n, field=name) if on else []
+            hits = self.store.vector(qa, n, field=name, **_only(where)) if on else []
             if hits:
                 out[name] = hits
         return out, qa
@@ -233,9 +249,12 @@ class Searcher:
         return terms_of
 
     # ---- the pipeline ----------------------------------------------------
-    def search(self, text: str, top_k: int | None = None) -> SearchResult:
+    def search(self, text: str, top_k: int | None = None, filters: Filters | None = None) -> SearchResult:
+        """Search ``text``; with ``filters`` (:mod:`chaja.search.filters`) every list holds
+        only chunks that pass them."""
         cfg = self.cfg
         text = check_query(text)
+        where = filters or None
         k = top_k or cfg.top_k
         n = max(cfg.candidates, k)
         if cfg.reranker != "none":
@@ -244,10 +263,10 @@ class Searcher:
             raise ValueError(f"search.mode must be hybrid, keyword or vector, not {cfg.mode!r}")
         terms = query_terms(self.analyzer, text, cfg.query_terms)
         terms_of = self._terms_memo(terms)
-        keyword = self.keyword_list(terms, n) if cfg.mode != "vector" else []
+        keyword = self.keyword_list(terms, n, where=where) if cfg.mode != "vector" else []
         use_vectors = cfg.mode != "keyword" and self.encoder is not None
         qv = self.query_vector(text) if use_vectors else None   # encoded once per search
-        vector = self.vector_list(text, n, qv) if use_vectors else []
+        vector = self.vector_list(text, n, qv, where) if use_vectors else []
         coverage = self.coverage(terms, keyword, terms_of)
         keyword_used = bool(keyword) and (not cfg.gate or not vector or coverage >= cfg.gate_share)
         signals = {"top_cosine": vector[0].score if vector else 0.0, "keyword_coverage": coverage}
@@ -255,21 +274,22 @@ class Searcher:
             return SearchResult(query=text, terms=terms, keyword_used=keyword_used, chunks=[], documents=[],
                                 abstained=True, signals=signals)
         lists: dict[str, list[Hit]] = {"vector": vector}
-        heading = self.store.vector(qv, n, field="heading") if cfg.heading_list and qv is not None else []
+        heading = (self.store.vector(qv, n, field="heading", **_only(where))
+                   if cfg.heading_list and qv is not None else [])
         if heading:
             lists["heading"] = heading
         if keyword_used:
             lists["keyword"] = keyword
-        aligned, qa = self.aligned_lists(text, n) if use_vectors else ({}, None)
+        aligned, qa = self.aligned_lists(text, n, where) if use_vectors else ({}, None)
         lists.update(aligned)
         qlang = detect_language(text)
         if cfg.cross_language_keyword:
-            lists.update(self.cross_language_lists(qlang, terms, n))
+            lists.update(self.cross_language_lists(qlang, terms, n, where))
         if cfg.cross_language_vector and qv is not None:
-            lists.update(self.cross_language_vectors(qv, qlang, n))
+            lists.update(self.cross_language_vectors(qv, qlang, n, where))
         title: list[Hit] = []
         if cfg.title_path or cfg.title_slot:
-            title = self.keyword_list(terms, n, field="title")
+            title = self.keyword_list(terms, n, field="title", where=where)
             if cfg.title_path:
                 lists["title"] = title
         if cfg.fusion == "rrf":
@@ -335,3 +355,9 @@ class Searcher:
         order = sorted((cid for cid, _ in fused), key=lambda c: -scores[c])
         return order, scores, chunks
 
+
+
+def _only(where: Filters | None) -> dict:
+    """The ``where`` keyword for a store call: absent when there is no filter (so a store
+    without filter support still serves unfiltered searches)."""
+    return {"where": where} if where else {}

@@ -12,7 +12,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from chaja.documents import Chunk, ChunkRecord, Document, Hit, StoreStats
+from chaja.documents import Chunk, ChunkRecord, Document, DocumentInfo, Hit, StoreStats
+from chaja.search.filters import Filters
 
 
 #: every vector field a store may hold: e5 chunk and section-name vectors, aligned ones
@@ -36,21 +37,29 @@ class Store(Protocol):
 
     def delete_document(self, doc_id: str) -> bool: ...
 
+    def documents(self, *, after: str | None = None, limit: int = 100,
+                  ids: list[str] | None = None) -> list[DocumentInfo]:
+        """Stored documents in id order: the first ``limit`` with an id after ``after``,
+        or (with ``ids``) those of the listed ids that exist."""
+        ...
+
     def fingerprints(self) -> dict[str, str]:
         """doc_id → content fingerprint of every stored document."""
         ...
 
     def keyword(self, terms: list[str], n: int, *, title_weight: float = 2.0,
                 heading_weight: float = 1.5, field: str = "all",
-                lang: str | None = None) -> list[Hit]:
-        """Best ``n`` chunks by the store's keyword ranking (BM25 in SQLite, ts_rank_cd in
-        PostgreSQL) over any of ``terms`` (OR), best first; only ranks are used downstream.
-        ``field="title"`` searches titles alone; ``lang`` keeps chunks of one language."""
+                lang: str | None = None, where: Filters | None = None) -> list[Hit]:
+        """Best ``n`` chunks by the store's keyword ranking (BM25 in both stores) over any
+        of ``terms`` (OR), best first; only ranks are used downstream. ``field="title"``
+        searches titles alone; ``lang`` keeps chunks of one language, ``where`` those
+        that pass a search filter (:mod:`chaja.search.filters`), before the top ``n``."""
         ...
 
     def vector(self, query: np.ndarray, n: int, *, lang: str | None = None,
-               field: str = "chunk") -> list[Hit]:
-        """Best ``n`` chunks by cosine similarity, best first: of the chunk vectors, or
+               field: str = "chunk", where: Filters | None = None) -> list[Hit]:
+        """Best ``n`` chunks by cosine similarity, best first (``lang`` and ``where`` as in
+        :meth:`keyword`): of the chunk vectors, or
         with ``field="heading"`` of the heading vectors (chunks without one never match),
         ``"aligned"`` / ``"aligned_heading"`` of the aligned encoder's vectors."""
         ...

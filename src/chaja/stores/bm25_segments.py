@@ -78,8 +78,10 @@ class SegmentedBM25:
         return out
 
     def search(self, tokens: list[str], n: int, *, title_weight: float, heading_weight: float,
-               field: str = "all", lang: str | None = None) -> list[tuple[int, float]]:
-        """Best ``n`` (rowid, score) for the OR of ``tokens`` (already FTS5 tokens)."""
+               field: str = "all", lang: str | None = None,
+               allow: np.ndarray | None = None) -> list[tuple[int, float]]:
+        """Best ``n`` (rowid, score) for the OR of ``tokens`` (already FTS5 tokens);
+        ``allow``: sorted rowids the result is kept to (a search filter)."""
         if n <= 0 or self.n_rows == 0:
             return []
         title_only = field == "title"
@@ -126,6 +128,9 @@ class SegmentedBM25:
         if not cand_ids:
             return []
         ids, scores = np.concatenate(cand_ids), np.concatenate(cand_scores)
+        if allow is not None:
+            keep = np.isin(ids, allow)
+            ids, scores = ids[keep], scores[keep]
         if ids.size > n:
             cut = np.partition(scores, ids.size - n)[ids.size - n]
             keep = scores >= cut

@@ -41,7 +41,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from chaja.documents import Chunk, ChunkRecord, Document, Hit, StoreStats
+from chaja.documents import Chunk, ChunkRecord, Document, DocumentInfo, Hit, StoreStats
+from chaja.search.filters import Filters
 from chaja.stores.base import StoreError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -388,6 +389,22 @@ class PostgresStore:
         """A statement from a trusted template, with ``{s}`` the quoted schema."""
         return self._sql.SQL(template).format(s=self._s)
 
+    @staticmethod
+    def _filter_sql(where: Filters | None, params: dict, id_column: str | None = None) -> str:
+        """`` AND …`` for a search filter: over the chunks table's own columns, or with
+        ``id_column`` as a test that the row's chunk id is one of the passing chunks."""
+        if not where:
+            return ""
+
+        def param(value: object) -> str:
+            name = f"filter{len([k for k in params if k.startswith('filter')])}"
+            params[name] = value
+            return f"%({name})s"
+        conds = " AND ".join(where.sql(lambda name: name, param, lambda col, ph: f"strpos({col}, {ph}) = 1"))
+        if id_column is None:
+            return " AND " + conds
+        return f" AND {id_column} IN (SELECT id FROM {{s}}.chunks WHERE {conds})"
+
     def _advisory_lock(self) -> None:
         self._conn.execute(
             "SELECT pg_advisory_xact_lock(hashtext('chaja.schema:' || %s))", (self.schema,)
@@ -703,7 +720,7 @@ class PostgresStore:
 
     def keyword(self, terms: list[str], n: int, *, title_weight: float = 2.0,
                 heading_weight: float = 1.5, field: str = "all",
-                lang: str | None = None) -> list[Hit]:
+                lang: str | None = None, where: Filters | None = None) -> list[Hit]:
         """Best ``n`` chunks by BM25 over any of ``terms``, best first, the same formula
         as the SQLite store's FTS5 ``bm25()``:
 
@@ -734,7 +751,9 @@ class PostgresStore:
         # ts_rank_cd's weights array is {D, C, B, A}: body, (unused), heading, title.
         weights = [1.0 / scale, 1.0 / scale, heading_weight / scale, title_weight / scale]
         column = "title_tsv" if field == "title" else "tsv"
-        where = " AND f.lang = %(lang)s" if lang else ""
+        params = {"weights": weights, "terms": words, "lang": _clean(lang), "n": int(n),
+                  "scale": scale, "k1": BM25_K1, "b": BM25_B}
+        condition = (" AND f.lang = %(lang)s" if lang else "") + self._filter_sql(where, params, "f.chunk_id")
         query = self._q(
             "WITH q AS (SELECT DISTINCT phraseto_tsquery('" + _TEXT_CONFIG + "'::regconfig, t) AS tq"
             "           FROM unnest(%(terms)s::text[]) AS t),"
@@ -747,16 +766,15 @@ class PostgresStore:
             "       WHERE d.df > 0),"
             " m AS (SELECT f.chunk_id, f.seq, w.idf, f.n_tokens / total.avgdl AS rel,"
             "              %(scale)s * ts_rank_cd(%(weights)s::float4[], f." + column + ", w.tq, 0) AS tf"
-            "       FROM w CROSS JOIN total JOIN {s}.chunk_fts AS f ON f." + column + " @@ w.tq" + where + ")"
+            "       FROM w CROSS JOIN total JOIN {s}.chunk_fts AS f ON f." + column + " @@ w.tq" + condition + ")"
             " SELECT chunk_id, sum(idf * tf * (%(k1)s + 1) / (tf + %(k1)s * (1 - %(b)s + %(b)s * rel))) AS score"
             " FROM m GROUP BY chunk_id, seq ORDER BY score DESC, seq LIMIT %(n)s"
         )
-        params = {"weights": weights, "terms": words, "lang": _clean(lang), "n": int(n),
-                  "scale": scale, "k1": BM25_K1, "b": BM25_B}
         rows = self._run("keyword search failed", lambda: self.conn.execute(query, params).fetchall())
         return [Hit(cid, float(score)) for cid, score in rows]
 
-    def vector(self, query: np.ndarray, n: int, *, lang: str | None = None, field: str = "chunk") -> list[Hit]:
+    def vector(self, query: np.ndarray, n: int, *, lang: str | None = None, field: str = "chunk",
+               where: Filters | None = None) -> list[Hit]:
         """Best ``n`` chunks by cosine similarity, best first (``field="heading"``: by
         the vectors of their headings, from ``chunk_headings``).
 
@@ -777,30 +795,32 @@ class PostgresStore:
         if not np.all(np.isfinite(q)) or not np.any(q):
             return []
         if field in _ALIGNED:
-            return self._aligned_vector(q, int(n), lang, field)
+            return self._aligned_vector(q, int(n), lang, field, where)
         if field not in _VECTOR_TABLES:
             raise StoreError(f"vector field must be one of {', '.join(_FIELD_COLUMNS)}, not {field!r}")
         table, indexed = _VECTOR_TABLES[field]
         n = int(n)
+        params = {"q": q, "lang": _clean(lang), "n": n}
+        passing = self._filter_sql(where, params, None if field == "chunk" else "chunk_id")
         conditions = [c for c in (indexed, "lang = %(lang)s" if lang else None) if c]
-        where = "WHERE " + " AND ".join(conditions) if conditions else ""
+        condition = "WHERE " + " AND ".join(conditions + ["TRUE"]) + passing
         if field == "chunk":
             inner = (
-                "SELECT id, seq, embedding <=> %(q)b AS dist FROM {s}.chunks " + where +
+                "SELECT id, seq, embedding <=> %(q)b AS dist FROM {s}.chunks " + condition +
                 " ORDER BY embedding <=> %(q)b LIMIT %(n)s"
             )
             stmt = self._q("SELECT id, 1 - dist FROM (" + inner + ") AS best ORDER BY dist, seq")
         else:  # the n best sections by their lead rows, then every chunk of them
             inner = (
-                "SELECT doc_id, section, embedding <=> %(q)b AS dist FROM {s}.chunk_headings " + where +
+                "SELECT doc_id, section, embedding <=> %(q)b AS dist FROM {s}.chunk_headings " + condition +
                 " ORDER BY embedding <=> %(q)b LIMIT %(n)s"
             )
             stmt = self._q(
                 "SELECT h.chunk_id, 1 - best.dist FROM (" + inner + ") AS best"
                 " JOIN {s}.chunk_headings AS h ON h.doc_id = best.doc_id AND h.section = best.section"
+                + self._filter_sql(where, params, "h.chunk_id") +
                 " ORDER BY best.dist, h.seq LIMIT %(n)s"
             )
-        params = {"q": q, "lang": _clean(lang), "n": n}
 
         def search() -> list[tuple[str, float]]:
             conn = self.conn
@@ -810,13 +830,14 @@ class PostgresStore:
                     return conn.execute(stmt, params).fetchall()
                 ef = min(HNSW_EF_SEARCH_MAX, max(self.ef_search, HNSW_EF_SEARCH_FACTOR * n))
                 conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef),))
-                if lang and self._iterative_scan:
+                if (lang or where) and self._iterative_scan:
                     conn.execute("SELECT set_config('hnsw.iterative_scan', 'strict_order', true)")
                 rows = conn.execute(stmt, params).fetchall()
                 if len(rows) < n:
                     # every row that could be returned (for headings: every chunk of every section)
                     count = conn.execute(
-                        self._q(f"SELECT count(*) FROM {{s}}.{table} " + ("WHERE lang = %(lang)s" if lang else "")),
+                        self._q(f"SELECT count(*) FROM {{s}}.{table} WHERE "
+                                + ("lang = %(lang)s" if lang else "TRUE") + passing),
                         params).fetchone()[0]
                     if count > len(rows):
                         # Exact answer: a sequential scan with a top-n sort.
@@ -827,11 +848,14 @@ class PostgresStore:
         rows = self._run("vector search failed", search)
         return [Hit(cid, float(score)) for cid, score in rows]
 
-    def _aligned_vector(self, q: np.ndarray, n: int, lang: str | None, field: str) -> list[Hit]:
+    def _aligned_vector(self, q: np.ndarray, n: int, lang: str | None, field: str,
+                        where: Filters | None = None) -> list[Hit]:
         table, column = _ALIGNED[field]
-        where = f"WHERE {column} IS NOT NULL" + (" AND lang = %(lang)s" if lang else "")
+        params = {"q": q, "lang": _clean(lang), "n": n}
+        condition = (f"WHERE {column} IS NOT NULL" + (" AND lang = %(lang)s" if lang else "")
+                     + self._filter_sql(where, params, "chunk_id"))
         stmt = self._q(
-            f"SELECT chunk_id, 1 - ({column} <=> %(q)b) FROM {{s}}.{table} {where}"
+            f"SELECT chunk_id, 1 - ({column} <=> %(q)b) FROM {{s}}.{table} {condition}"
             f" ORDER BY {column} <=> %(q)b, seq LIMIT %(n)s")
 
         def search() -> list[tuple[str, float]]:
@@ -842,7 +866,7 @@ class PostgresStore:
             if dims[0] != q.size:
                 raise StoreError(f"dimension mismatch: the query vector has {q.size} dimensions, "
                                  f"the store's {field} vectors {dims[0]}")
-            return self.conn.execute(stmt, {"q": q, "lang": _clean(lang), "n": n}).fetchall()
+            return self.conn.execute(stmt, params).fetchall()
 
         return [Hit(cid, float(score)) for cid, score in self._run("vector search failed", search)]
 
@@ -952,6 +976,17 @@ class PostgresStore:
             ),
             (_clean(key), _clean(value)),
         ))
+
+    def documents(self, *, after: str | None = None, limit: int = 100,
+                  ids: list[str] | None = None) -> list[DocumentInfo]:
+        cols = "SELECT id, title, lang, source, doc_type, date, path, fingerprint, n_chunks FROM {s}.documents"
+        if ids is not None:
+            stmt, params = self._q(cols + " WHERE id = ANY(%s) ORDER BY id"), ([_clean(i) for i in ids],)
+        else:
+            stmt, params = self._q(cols + " WHERE id > %s ORDER BY id LIMIT %s"), (_clean(after or ""), int(limit))
+        rows = self._run("cannot list documents", lambda: self.conn.execute(stmt, params).fetchall())
+        return [DocumentInfo(r[0], r[1], r[2] or "", r[3] or "", r[4] or "", r[5], r[6] or "", r[7], int(r[8]))
+                for r in rows]
 
     def stats(self) -> StoreStats:
         def read() -> StoreStats:

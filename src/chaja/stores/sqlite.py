@@ -37,7 +37,8 @@ from pathlib import Path
 
 import numpy as np
 
-from chaja.documents import Chunk, ChunkRecord, Document, Hit, StoreStats
+from chaja.documents import Chunk, ChunkRecord, Document, DocumentInfo, Hit, StoreStats
+from chaja.search.filters import Filters
 from chaja.stores import sqlite_ann, sqlite_keywords, sqlite_vectors
 from chaja.stores.sqlite_in import select_in
 from chaja.stores.base import StoreError, sample_order
@@ -120,6 +121,7 @@ class SqliteStore:
         self._matrix: dict[str, tuple[np.ndarray, list[str], np.ndarray]] = {}
         self._matrix_rowids: dict[str, np.ndarray] = {}
         self._matrix_seq = -1
+        self._allowed: dict[tuple, np.ndarray] = {}   # (filters, log seq) → sorted rowids that pass
         self._rows: dict[str, dict[str, int]] = {}
         self._graphs: dict[str, sqlite_ann.Graph | None] = {}
         self._graphs_seq: int | None = -1
@@ -240,12 +242,15 @@ class SqliteStore:
         return None if None in tokens else tokens
 
     def keyword(self, terms: list[str], n: int, *, title_weight: float = 2.0,
-                heading_weight: float = 1.5, field: str = "all", lang: str | None = None) -> list[Hit]:
+                heading_weight: float = 1.5, field: str = "all", lang: str | None = None,
+                where: Filters | None = None) -> list[Hit]:
         if n > 0:
             tokens = self._tokens(terms)
             if tokens is not None:
-                hits = self._keywords.refresh().search(tokens, n, title_weight=title_weight,
-                                                       heading_weight=heading_weight, field=field, lang=lang)
+                index = self._keywords.refresh()
+                allow = self.allowed_rowids(where) if where else None
+                hits = index.search(tokens, n, title_weight=title_weight, heading_weight=heading_weight,
+                                    field=field, lang=lang, allow=allow)
                 ids = self._ids_of([r for r, _ in hits])
                 return [Hit(ids[r], s) for r, s in hits if r in ids]
         expr = fts_query(terms, "title" if field == "title" else None)
@@ -259,9 +264,37 @@ class SqliteStore:
         if lang:
             sql += " AND c.lang = ?"
             args.append(lang)
+        for cond in self._filter_sql(where, args, "c."):
+            sql += " AND " + cond
         sql += " ORDER BY s DESC, c.rowid LIMIT ?"
         args.append(int(n))
         return [Hit(cid, float(s)) for cid, s in self._db.execute(sql, args)]
+
+    @staticmethod
+    def _filter_sql(where: Filters | None, args: list, table: str = "") -> list[str]:
+        if not where:
+            return []
+
+        def param(value: object) -> str:
+            args.append(value)
+            return "?"
+        return where.sql(lambda name: table + name, param, lambda col, ph: f"instr({col}, {ph}) = 1")
+
+    def allowed_rowids(self, where: Filters) -> np.ndarray:
+        """Sorted rowids of the chunks that pass ``where`` (kept until the next write)."""
+        self._fresh()
+        key = (where, self._keywords.seq)
+        got = self._allowed.get(key)
+        if got is None:
+            args: list = []
+            conds = self._filter_sql(where, args)
+            rows = self._db.execute("SELECT rowid FROM chunks WHERE " + " AND ".join(conds) + " ORDER BY rowid",
+                                    args).fetchall()
+            got = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+            if len(self._allowed) > 32:
+                self._allowed.clear()
+            self._allowed[key] = got
+        return got
 
     def _ids_of(self, rowids: list[int]) -> dict[int, str]:
         return dict(select_in(self._db, "SELECT rowid, id FROM chunks WHERE rowid IN ({marks})", rowids))
@@ -385,20 +418,25 @@ class SqliteStore:
                 self._db.execute("COMMIT")
         return (mat, ids, np.array(langs)), rowids
 
-    def vector(self, query: np.ndarray, n: int, *, lang: str | None = None, field: str = "chunk") -> list[Hit]:
+    def vector(self, query: np.ndarray, n: int, *, lang: str | None = None, field: str = "chunk",
+               where: Filters | None = None) -> list[Hit]:
         self._fresh()
+        allow = self.allowed_rowids(where) if where else None
         mat, ids, langs = self._vectors(field)
         if n <= 0 or mat.shape[0] == 0:
             return []
         q = np.asarray(query, dtype=np.float32).ravel()
         if q.size != mat.shape[1]:
             raise StoreError(f"query vector has dimension {q.size}, the store holds {mat.shape[1]}")
-        graph = self._graph(field) if lang is None and 4 * n < mat.shape[0] else None
+        graph = self._graph(field) if lang is None and not where and 4 * n < mat.shape[0] else None
         if graph is not None:
             return self._approximate(graph, q, n, field)
         scores = mat @ q
         if lang:
             scores = np.where(langs == lang, scores, -np.inf)
+        if allow is not None:
+            passing = np.isin(self._matrix_rowids[field], allow, assume_unique=True)
+            scores = np.where(passing, scores, -np.inf)
         n = min(n, int(np.isfinite(scores).sum()))
         if n == 0:
             return []
@@ -490,6 +528,17 @@ class SqliteStore:
 
     def set_meta(self, key: str, value: str) -> None:
         self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    def documents(self, *, after: str | None = None, limit: int = 100,
+                  ids: list[str] | None = None) -> list[DocumentInfo]:
+        cols = "SELECT id, title, lang, source, doc_type, date, path, fingerprint, n_chunks FROM documents"
+        if ids is not None:
+            rows = select_in(self._db, cols + " WHERE id IN ({marks})", list(dict.fromkeys(ids)))
+            rows.sort()
+        else:
+            rows = self._db.execute(cols + " WHERE id > ? ORDER BY id LIMIT ?", (after or "", int(limit))).fetchall()
+        return [DocumentInfo(r[0], r[1], r[2] or "", r[3] or "", r[4] or "", r[5], r[6] or "", r[7], int(r[8]))
+                for r in rows]
 
     def stats(self) -> StoreStats:
         def counts(col: str) -> dict[str, int]:

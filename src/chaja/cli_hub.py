@@ -1,0 +1,74 @@
+"""The CLI's commands against a running hub (``--hub URL``), through :class:`chaja.Client`:
+``index``, ``search``, ``stats`` and ``delete`` do what they do on a store file, with
+the work done by the hub. The key comes from ``--api-key`` or ``$CHAJA_API_KEY``."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from chaja.client import Client
+from chaja.loaders import LoadReport, load_paths
+from chaja.search.filters import Filters
+
+
+def client(args: argparse.Namespace) -> Client:
+    return Client(args.hub, api_key=args.api_key)
+
+
+def index(args: argparse.Namespace, language: str) -> int:
+    report = LoadReport()
+    docs = list(load_paths(args.paths, report, language=language))
+    for p in report.problems:
+        print(f"warning: {p}", file=sys.stderr)
+    if report.files == 0:
+        print("error: no supported files found (.md .mdx .txt .html .jsonl)", file=sys.stderr)
+        return 1
+    hub = client(args)
+    got = hub.add_documents(docs)
+    print(f"documents: {got['added']} added, {got['changed']} changed, {got['unchanged']} unchanged "
+          f"(sent to {args.hub})")
+    if args.prune:
+        pruned = hub.prune([d.id for d in docs], remove_all=False)
+        print(f"pruned: {pruned['removed']} documents not found under the paths")
+    print(f"chunks written: {got['chunks']}")
+    return 0
+
+
+def search(args: argparse.Namespace) -> int:
+    filters = Filters.parse(args.filter or [])
+    got = client(args).search(args.query, args.k, filters=filters.to_dict(), explain=not args.json)
+    if args.json:
+        json.dump(got, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    print(f"query: {got['query']}   terms: {' '.join(got['terms'][:20])}   (lists fused: {', '.join(got['lists'])})")
+    if not got["results"]:
+        print("no results")
+    for r in got["results"]:
+        print(f"\n{r['rank']:>2}. {r['title']}   [{r['doc_id']}]")
+        if r["heading"]:
+            print(f"    § {' > '.join(r['heading'])}")
+        print(f"    {r['snippet']}")
+        print(f"    why: {r['why']}")
+    return 0
+
+
+def stats(args: argparse.Namespace) -> int:
+    s = client(args).stats()
+    print(f"documents: {s['documents']}\nchunks: {s['chunks']}\nsize: {s['size_bytes'] / 1e6:.1f} MB")
+    print(f"encoder: {s['encoder']}")
+    for label, key in (("language", "by_lang"), ("source", "by_source"), ("type", "by_doc_type")):
+        print(f"by {label}: " + ", ".join(f"{k or '-'} {v}" for k, v in sorted(s[key].items())))
+    return 0
+
+
+def delete(args: argparse.Namespace) -> int:
+    hub, missing = client(args), 0
+    for doc_id in args.doc_ids:
+        if hub.delete(doc_id):
+            print(f"deleted {doc_id}")
+        else:
+            print(f"not found: {doc_id}", file=sys.stderr)
+            missing += 1
+    return 1 if missing else 0

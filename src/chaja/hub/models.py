@@ -1,0 +1,89 @@
+"""Request bodies of the hub's routes (pydantic models: validation and the OpenAPI
+document come from these). Unknown fields are refused, numbers and booleans are
+strict (``"k": true`` is an error), and text must be valid Unicode."""
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
+
+from chaja.search.searcher import MAX_QUERY_CHARS
+
+
+def _unicode(value: str) -> str:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("not valid Unicode text (a lone surrogate)") from None
+    return value
+
+
+Text = Annotated[StrictStr, AfterValidator(_unicode)]
+Name = Annotated[StrictStr, Field(max_length=1000), AfterValidator(_unicode)]
+Date = Annotated[StrictStr, Field(pattern=r"^\d{4}-\d{2}-\d{2}$")]
+Names = Name | Annotated[list[Name], Field(max_length=100)]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class FiltersIn(Strict):
+    """Every condition set must hold; a list means any of its values (:mod:`chaja.search.filters`)."""
+    lang: Names | None = None
+    source: Names | None = None
+    doc_type: Names | None = None
+    date_from: Date | None = Field(None, description="ISO date, inclusive")
+    date_to: Date | None = Field(None, description="ISO date, inclusive")
+    doc_id_prefix: Annotated[Name, Field(min_length=1)] | None = None
+
+
+Setting = StrictBool | StrictInt | StrictFloat | Text | dict[Name, StrictFloat | StrictInt]
+
+
+class SearchIn(Strict):
+    query: Annotated[Text, Field(min_length=1, max_length=MAX_QUERY_CHARS)]
+    k: Annotated[StrictInt, Field(ge=1, le=1000)] | None = Field(None, description="results (default search.top_k)")
+    filters: FiltersIn | None = None
+    settings: Annotated[dict[Name, Setting], Field(max_length=50)] = Field(
+        default_factory=dict, description="search settings for this request (those hub.request_settings allows)")
+    explain: StrictBool = Field(False, description="add a line per result that says why it ranked")
+
+
+class SectionIn(Strict):
+    heading: Annotated[list[Name], Field(max_length=20)] = Field(default_factory=list, description="heading path")
+    text: Annotated[Text, Field(max_length=10_000_000)]
+
+
+class DocumentIn(Strict):
+    """A document as ``text`` (plain, or Markdown with ``format``) or as ready ``sections``."""
+    id: Annotated[Name, Field(min_length=1)] | None = Field(None, description="required unless derive_ids")
+    title: Text = ""
+    text: Annotated[Text, Field(max_length=10_000_000)] | None = None
+    sections: Annotated[list[SectionIn], Field(max_length=10_000)] | None = None
+    format: Literal["text", "plain", "markdown", "md"] = "text"
+    path: Name | None = None
+    lang: Name | None = None
+    source: Name | None = None
+    doc_type: Name | None = None
+    date: Name | None = None
+
+
+class DocumentsIn(Strict):
+    documents: list[DocumentIn]
+    derive_ids: StrictBool = Field(False, description="documents without an id get one from their content")
+
+
+class PruneIn(Strict):
+    keep: Annotated[list[Name], Field(max_length=1_000_000)] = Field(
+        description="ids to keep; every other document is deleted")
+    remove_all: StrictBool = Field(False, description="must be true when keep is empty")
+
+
+class EmbeddingsIn(Strict):
+    model: Name
+    input: Text | list[Text]
+    encoding_format: Literal["float", "base64"] = "float"
+    dimensions: Annotated[StrictInt, Field(ge=1)] | None = None
+    user: Name | None = None
+    kind: Literal["query", "passage"] = Field("query", description="e5's query or passage form (chaja's own field)")
