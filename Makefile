@@ -14,7 +14,7 @@ $(PY):
 	$(PY) -m pip install -q --upgrade pip
 
 install: $(PY)
-	$(PY) -m pip install -q -e '.[onnx,ann]'
+	$(PY) -m pip install -q -e '.[onnx,ann,server]'
 
 install-dev: $(PY)
 	$(PY) -m pip install -q -e '.[dev]'

@@ -1,0 +1,129 @@
+"""The hub beside other processes: a second process writing to its store, clients
+searching while an ingest runs, a port already taken, the CLI pointed at the hub."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from chaja import cli
+from chaja.client import HubError
+
+from conftest import READ_KEY, WRITE_KEY, start_hub, stop_hub
+from raw import call
+
+
+def test_a_document_written_by_another_process_is_found_by_vector(hub, tmp_path):
+    page = tmp_path / "extra"
+    page.mkdir()
+    (page / "kettle.md").write_text("# Kettle descaling\n\nFill the kettle with equal parts white vinegar and "
+                                    "water, boil, leave it for an hour, then rinse twice.\n", encoding="utf-8")
+    before = hub.client().search("how do I remove limescale from my kettle", 5)["results"]
+    assert "kettle" not in [r["doc_id"] for r in before]
+    done = subprocess.run([sys.executable, "-m", "chaja.cli", "index", str(page), "--store", str(hub.store),
+                           "--quiet"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    after = hub.client().search("how do I remove limescale from my kettle", 5)["results"]
+    found = [r for r in after if r["doc_id"] == "kettle"]
+    assert found and found[0]["vector_rank"] is not None and found[0]["rank"] <= 2
+    assert hub.writer.delete("kettle")
+
+
+def test_searches_and_health_answer_while_an_ingest_runs(hub):
+    docs = [{"id": f"load/{i}", "title": f"부하 문서 {i}",
+             "text": f"문서 {i}번의 본문입니다. " * 40 + f"Document number {i} in English. " * 40} for i in range(40)]
+    ingest_done = threading.Event()
+    errors: list[Exception] = []
+
+    def ingest():
+        try:
+            hub.writer.add_documents(docs)
+        except Exception as exc:   # noqa: BLE001 - reported below
+            errors.append(exc)
+        finally:
+            ingest_done.set()
+
+    t = threading.Thread(target=ingest)
+    t.start()
+    answered_during = 0
+    while not ingest_done.is_set():
+        assert call(hub.url, "GET", "/healthz")[0] == 200
+        assert hub.client().search("타이어 공기압", 3)["results"]
+        if not ingest_done.is_set():
+            answered_during += 1
+    t.join()
+    assert not errors
+    assert answered_during >= 1                  # requests were answered before the ingest ended
+    assert hub.writer.prune([d["id"] for d in hub.writer.iter_documents() if not d["id"].startswith("load/")])
+
+
+def test_many_clients_search_at_once(hub):
+    results: list = []
+    lock = threading.Lock()
+
+    def client(n):
+        c = hub.client()
+        for q in ("타이어 공기압", "router password", "배당 지급일", "자기주식 소각"):
+            got = c.search(q, 3)
+            with lock:
+                results.append((q, got["results"][0]["doc_id"]))
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 32
+    by_query: dict[str, set] = {}
+    for q, top in results:
+        by_query.setdefault(q, set()).add(top)
+    assert all(len(tops) == 1 for tops in by_query.values())   # every client got the same answer
+
+
+def test_a_port_in_use_is_a_one_line_error(hub):
+    port = hub.url.rsplit(":", 1)[1]
+    done = subprocess.run([sys.executable, "-m", "chaja.cli", "serve", "--store", str(hub.store), "--port", port],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert "port is in use" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_hub_without_keys_is_open_and_ready_only_after_loading(tmp_path):
+    running = start_hub(tmp_path / "open.chaja", tmp_path / "open.log", [])
+    try:
+        assert call(running.url, "GET", "/readyz")[0] == 200    # start_hub waited for it
+        c = running.client(None)
+        c.add_documents([{"id": "a", "text": "열린 허브의 문서"}])
+        assert c.search("열린 허브", 1)["results"][0]["doc_id"] == "a"
+        assert call(running.url, "GET", "/openapi.json")[0] == 200
+    finally:
+        stop_hub(running)
+
+
+def test_the_cli_talks_to_a_hub(hub, tmp_path, capsys, monkeypatch):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "lamp.md").write_text("# 스탠드 조명\n\n## 전구 교체\n\n전원을 끄고 전구가 식은 뒤 교체합니다.\n", encoding="utf-8")
+    monkeypatch.setenv("CHAJA_API_KEY", WRITE_KEY)
+    assert cli.main(["index", str(notes), "--hub", hub.url]) == 0
+    assert "1 added" in capsys.readouterr().out
+    assert cli.main(["search", "전구 교체", "--hub", hub.url, "-k", "2", "--filter", "lang=ko"]) == 0
+    out = capsys.readouterr().out
+    assert "[lamp]" in out and "§ 전구 교체" in out and "why: " in out
+    assert cli.main(["stats", "--hub", hub.url]) == 0
+    assert "documents:" in capsys.readouterr().out
+    assert cli.main(["delete", "lamp", "--hub", hub.url]) == 0
+    assert cli.main(["delete", "lamp", "--hub", hub.url]) == 1
+    monkeypatch.setenv("CHAJA_API_KEY", "wrong")
+    assert cli.main(["stats", "--hub", hub.url]) == 2
+    assert "401" in capsys.readouterr().err
+
+
+def test_the_client_reports_an_unreachable_hub():
+    from chaja.client import Client
+    with pytest.raises(HubError) as err:
+        Client("http://127.0.0.1:9", timeout=5).health()
+    assert err.value.status == 0 and "cannot reach" in str(err.value)
