@@ -5,14 +5,13 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
-import time
 
 import pytest
 
 from chaja import cli
 from chaja.client import HubError
 
-from conftest import READ_KEY, WRITE_KEY, start_hub, stop_hub
+from conftest import WRITE_KEY, start_hub, stop_hub
 from raw import call
 
 
