@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import os
 from collections.abc import Callable, Iterable, Mapping
 
@@ -103,13 +104,33 @@ class Index:
                                  heading_vectors=self.config.index.heading_vectors, aligned_encoder=aligned,
                                  progress=progress)
         if report.added or report.changed or report.removed or self.store.get_meta(META_KEY) is None:
-            self.store.set_meta(META_KEY, encode_means(self.store.language_means()))
-            self.store.set_meta(background.META_KEY, background.encode(background.of_store(self.store)))
+            self._record_statistics()
         compact = getattr(self.store, "compact", None)
         if compact is not None and (report.added or report.changed or report.removed):
             compact()
         self._searcher = None
         return report
+
+    #: the store's vector statistics are recomputed once its chunk count has moved by this share
+    STATISTICS_DRIFT = 0.01
+
+    def _record_statistics(self, force: bool = False) -> None:
+        """Record the per-language mean vectors and the background statistics of each vector
+        field (what the searcher's projection and calibrated fusion read), when none are
+        recorded, a language appears or disappears, or the chunk count has moved by more
+        than :data:`STATISTICS_DRIFT` since they were: a mean or covariance over thousands
+        of vectors does not move with a handful more, and recomputing them reads every vector."""
+        stats = self.store.stats()
+        shape = json.dumps({"chunks": stats.chunks, "langs": sorted(k for k, v in stats.by_lang.items() if v)})
+        recorded = self.store.get_meta("statistics.shape")
+        if not force and recorded is not None and self.store.get_meta(META_KEY) is not None:
+            then = json.loads(recorded)
+            if (then["langs"] == json.loads(shape)["langs"]
+                    and abs(stats.chunks - then["chunks"]) <= self.STATISTICS_DRIFT * max(then["chunks"], 1)):
+                return
+        self.store.set_meta(META_KEY, encode_means(self.store.language_means()))
+        self.store.set_meta(background.META_KEY, background.encode(background.of_store(self.store)))
+        self.store.set_meta("statistics.shape", shape)
 
     def _record_settings(self, enc: Encoder, aligned: Encoder | None = None) -> None:
         for key in _INDEX_KEYS:
@@ -128,6 +149,8 @@ class Index:
         compact = getattr(self.store, "compact", None)
         if found and compact is not None:
             compact()
+        if found and self.store.get_meta(META_KEY) is not None:
+            self._record_statistics()
         return found
 
     # ---- reading ---------------------------------------------------------

@@ -157,7 +157,7 @@ def create_app(hub: Hub, *, own: bool = True) -> FastAPI:
 
     # ---- health --------------------------------------------------------------
     @app.get("/healthz", tags=["health"], summary="the process is up")
-    def healthz() -> dict:
+    async def healthz() -> dict:
         return {"status": "ok"}
 
     @app.get("/readyz", tags=["health"], summary="ready once the encoders are loaded",

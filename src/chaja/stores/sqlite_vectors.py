@@ -19,8 +19,10 @@ import numpy as np
 from chaja.stores import array_file
 
 MAGIC = b"CHJVEC\x01\x00"
-#: a field with at least this many vectors gets a file
-FILE_THRESHOLD = 10_000
+#: a field with at least this many vectors gets a file (the keyword file's own minimum:
+#: below it a store never compacts). With the file, a reader that sees another
+#: process's write reads only the rows written since, not the whole field again.
+FILE_THRESHOLD = 1_000
 
 
 def path_of(store_path: Path, field: str) -> Path:
