@@ -15,7 +15,10 @@ pairs), in one run:
    batches of 10 new documents, built from the store's own chunks, as fast as the
    hub takes them); p50 / p95 / p99, requests/s, errors (any answer but 200, or no
    answer). The ingested documents are pruned between windows, so every window
-   starts from the same store.
+   starts from the same store;
+4. **interactive load**: the same windows with clients that pause between questions
+   (exponential, mean ``--think-ms``, 500 ms by default), as people at a search box
+   do; closed-loop windows measure the hub's capacity, these its latency below it.
 
 The hub runs in its own process (``chaja serve``), the clients in this one; both
 share the machine's cores, which the results state.
@@ -30,6 +33,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import random
 import re
 import sqlite3
 import statistics
@@ -120,8 +124,10 @@ def start_hub(store: Path, log: Path, readers: int, settings: list[str]) -> tupl
 
 
 def window(host: str, port: int, questions: list[str], clients: int, seconds: float, ingest_docs: list[dict] | None,
-           warmup: float = 2.0) -> dict:
-    """``clients`` closed-loop searchers for ``warmup`` + ``seconds``; only the last ``seconds`` count."""
+           warmup: float = 2.0, think_ms: float = 0.0) -> dict:
+    """``clients`` searchers for ``warmup`` + ``seconds``; only the last ``seconds`` count.
+    With ``think_ms`` each client waits a random time (exponential, that mean) between
+    an answer and its next question, as a person would; without, it asks at once."""
     stop = threading.Event()
     lat: list[list[float]] = [[] for _ in range(clients)]
     errors = [0] * clients
@@ -131,7 +137,10 @@ def window(host: str, port: int, questions: list[str], clients: int, seconds: fl
     def searcher(i: int) -> None:
         conn = Connection(host, port)
         at = (i * 13) % len(questions)
+        pause = random.Random(i)
         while not stop.is_set():
+            if think_ms:
+                stop.wait(pause.expovariate(1000.0 / think_ms))
             t = time.perf_counter()
             status, _ = conn.post("/v1/search", {"query": questions[at]})
             ms = (time.perf_counter() - t) * 1000
@@ -175,7 +184,7 @@ def window(host: str, port: int, questions: list[str], clients: int, seconds: fl
     for t in threads:
         t.join()
     ms = [x for per in lat for x in per]
-    out = {"clients": clients, "ingest": ingest_docs is not None, "seconds": round(elapsed, 2),
+    out = {"clients": clients, "ingest": ingest_docs is not None, "think_ms": think_ms, "seconds": round(elapsed, 2),
            **summary(ms), "requests_per_s": round(len(ms) / elapsed, 1), "errors": sum(errors)}
     if ingest_docs is not None:
         out["ingest_documents"] = ingested["documents"]
@@ -195,6 +204,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--clients", default="1,4,16")
     ap.add_argument("--seconds", type=float, default=20.0, help="measured seconds per window")
     ap.add_argument("--readers", type=int, default=0, help="hub.readers (0: one per core)")
+    ap.add_argument("--think-ms", type=float, default=500.0,
+                    help="mean pause between a client's questions in the interactive windows (0: none)")
+    ap.add_argument("--modes", default="closed,interactive", help="closed, interactive or both")
     ap.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
                     help="a setting for the hub (repeatable)")
     ap.add_argument("--out", default=str(HERE / "results" / "hub-load.json"))
@@ -242,23 +254,27 @@ def main(argv: list[str] | None = None) -> int:
             replay = summary(passes[1])
             # 3. load
             windows = []
-            for clients in [int(c) for c in args.clients.split(",")]:
-                for with_ingest in (False, True):
-                    w = window(host, port, questions, clients, args.seconds, ingest_docs if with_ingest else None)
-                    windows.append(w)
-                    print(f"{clients:>2} clients{' + ingest' if with_ingest else '         '}: "
-                          f"p50 {w['p50_ms']:.1f} ms, p95 {w['p95_ms']:.1f} ms, p99 {w['p99_ms']:.1f} ms, "
-                          f"{w['requests_per_s']} req/s, errors {w['errors']}"
-                          + (f", ingested {w['ingest_documents']} documents" if with_ingest else ""), flush=True)
-                    if with_ingest:
-                        prune(host, port, keep)
+            modes = ([0.0] if "closed" in args.modes else []) + (
+                [args.think_ms] if args.think_ms and "interactive" in args.modes else [])
+            for think, clients, with_ingest in [(t, int(c), i) for t in modes for c in args.clients.split(",")
+                                            for i in (False, True)]:
+                w = window(host, port, questions, clients, args.seconds, ingest_docs if with_ingest else None,
+                           think_ms=think)
+                windows.append(w)
+                print(f"{'think ' + str(int(think)) + ' ms, ' if think else 'closed loop, '}"
+                      f"{clients:>2} clients{' + ingest' if with_ingest else '         '}: "
+                      f"p50 {w['p50_ms']:.1f} ms, p95 {w['p95_ms']:.1f} ms, p99 {w['p99_ms']:.1f} ms, "
+                      f"{w['requests_per_s']} req/s, errors {w['errors']}"
+                      + (f", ingested {w['ingest_documents']} documents" if with_ingest else ""), flush=True)
+                if with_ingest:
+                    prune(host, port, keep)
         finally:
             proc.terminate()
             proc.wait(30)
     direct_s = summary(direct)
-    single = next(w for w in windows if w["clients"] == 1 and not w["ingest"])
     for w in windows:
-        w["p95_over_single_client_p95"] = round(w["p95_ms"] / single["p95_ms"], 2)
+        single = [x for x in windows if x["clients"] == 1 and not x["ingest"] and x["think_ms"] == w["think_ms"]]
+        w["p95_over_single_client_p95"] = round(w["p95_ms"] / single[0]["p95_ms"], 2) if single else None
     result = {
         "benchmark": "hub-load", "description": " ".join(__doc__.split("\n\n")[1].split()),
         "machine": machine | {"load_average_after": list(__import__("os").getloadavg())},
@@ -289,11 +305,15 @@ def markdown(r: dict) -> str:
         f"| `Index.search` in process (second pass) | {r['direct_second_pass']['p50_ms']} | {r['direct_second_pass']['p95_ms']} |",
         f"| hub, one client, replayed twice (second pass) | {r['hub_replay_second_pass']['p50_ms']} | {r['hub_replay_second_pass']['p95_ms']} |",
         f"| hub ÷ in process | ×{r['hub_overhead_p50_ratio']} | ×{r['hub_overhead_p95_ratio']} |", "",
-        "| clients | ingest beside | p50 ms | p95 ms | p99 ms | requests/s | errors | p95 ÷ 1-client p95 | documents ingested |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "Closed loop: each client asks its next question as soon as it has an answer (the hub's capacity). "
+        "Interactive: each client pauses a random time between questions (exponential, the mean given).", "",
+        "| clients | pause between questions | ingest beside | p50 ms | p95 ms | p99 ms | requests/s | errors "
+        "| p95 ÷ 1-client p95 | documents ingested |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for w in r["windows"]:
-        lines.append(f"| {w['clients']} | {'yes' if w['ingest'] else 'no'} | {w['p50_ms']} | {w['p95_ms']} | {w['p99_ms']} | "
+        pause = f"{w['think_ms']:g} ms" if w["think_ms"] else "none (closed loop)"
+        lines.append(f"| {w['clients']} | {pause} | {'yes' if w['ingest'] else 'no'} | {w['p50_ms']} | {w['p95_ms']} | {w['p99_ms']} | "
                      f"{w['requests_per_s']} | {w['errors']} | ×{w['p95_over_single_client_p95']} | "
                      f"{w.get('ingest_documents', '')} |")
     return "\n".join(lines) + "\n"

@@ -106,8 +106,8 @@ class HubConfig:
     write_keys: list[str] = field(default_factory=list)   # when set, writes need one of these ($CHAJA_WRITE_KEYS)
     public_docs: bool = False           # /docs and /openapi.json without a key
     readers: int = 0                    # read connections, searches that run at once (0 = one per CPU core)
-    writer_nice: int = 10               # the writer thread's niceness (Linux): ingest takes what searches leave
-    writer_threads: int = 1             # encoder threads of the writer's own e5 session
+    writer_nice: int = 19               # the writer process's niceness: an ingest takes what searches leave
+    writer_threads: int = 1             # encoder threads of the writer's e5 session (0 = one per core)
     max_body_bytes: int = 32 * 1024 * 1024  # larger bodies are refused before they are read
     body_timeout_s: float = 30.0        # a request body must arrive within this
     max_batch: int = 1000               # documents per write request

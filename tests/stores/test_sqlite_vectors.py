@@ -30,7 +30,7 @@ def docs(n: int, seed: int, prefix: str = "d"):
 def assert_matches_rows(store: SqliteStore) -> None:
     """What the store searches equals what its rows hold (the two fields these documents fill)."""
     for field in ("chunk", "heading"):
-        (want, want_ids, want_langs), want_rowids = store._read_matrix(VECTOR_FIELDS[field], DIM)
+        (want, want_ids, want_langs), want_rowids = SqliteStore._read_matrix(store, VECTOR_FIELDS[field], DIM)
         mat, ids, langs = store._vectors(field)
         assert np.array_equal(mat, want) and list(ids) == list(want_ids)
         assert list(langs) == list(want_langs) and np.array_equal(store._matrix_rowids[field], want_rowids)
@@ -87,3 +87,36 @@ def test_a_file_of_another_store_or_log_entry_is_not_used(store, tmp_path):
         assert_matches_rows(fresh)
     finally:
         fresh.close()
+
+
+@pytest.mark.parametrize("mapped", [True, False])
+def test_a_reader_applies_another_connections_writes_row_by_row(tmp_path, monkeypatch, mapped):
+    """A reader that has its matrices keeps them through other connections' writes and
+    applies only the rows the change log names; after each write (add, replace, delete,
+    a batch, a compaction) it holds exactly what its rows hold."""
+    monkeypatch.setattr(sqlite_vectors, "FILE_THRESHOLD", 100 if mapped else 10**9)
+    writer = SqliteStore(tmp_path / "w.chaja")
+    writer.put_documents(docs(200, 3))
+    writer.compact(force=True)
+    reader = SqliteStore(writer.path)
+    try:
+        assert_matches_rows(reader)
+        read_rows = []
+        original = reader._read_matrix
+        monkeypatch.setattr(reader, "_read_matrix", lambda *a: read_rows.append(a) or original(*a))
+        steps = [
+            lambda: writer.put_documents(docs(5, 4, prefix="new")),               # new documents
+            lambda: writer.put_documents(docs(3, 5)),                             # d0..d2 replaced
+            lambda: writer.delete_document("d7"),
+            lambda: writer.delete_document("new1"),
+            lambda: writer.put_documents(docs(40, 6, prefix="more")),
+        ]
+        for step in steps:
+            step()
+            assert_matches_rows(reader)
+        assert read_rows == []          # nothing was read whole: only the rows written since
+        writer.compact(force=True)      # a new base: read afresh, then equal again
+        assert_matches_rows(reader)
+    finally:
+        reader.close()
+        writer.close()

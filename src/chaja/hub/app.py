@@ -28,6 +28,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 import chaja
 from chaja.cli import result_json, why_line
 from chaja.encoders.base import model_of
+from chaja.hub import writer
 from chaja.hub.auth import Keys
 from chaja.hub.limits import BodyLimits
 from chaja.hub.models import DocumentsIn, EmbeddingsIn, PruneIn, SearchIn
@@ -214,9 +215,7 @@ def create_app(hub: Hub, *, own: bool = True) -> FastAPI:
                 raise HTTPException(422, f"documents[{i}]: the id {doc_id!r} appears twice in this batch")
             seen.add(doc_id)
             docs.append(assign_language(_document(rec, doc_id, i), hub.config.index.language))
-        report = hub.write(lambda idx: idx.add_documents(docs))
-        return {"added": report.added, "changed": report.changed, "unchanged": report.unchanged,
-                "chunks": report.chunks, "ids": [d.id for d in docs]}
+        return hub.write(writer.add, docs) | {"ids": [d.id for d in docs]}
 
     @app.get("/v1/documents", tags=["documents"], dependencies=[read], summary="documents in id order, a page at a time")
     def list_documents(after: Annotated[str | None, Query(max_length=1000)] = None,
@@ -242,7 +241,7 @@ def create_app(hub: Hub, *, own: bool = True) -> FastAPI:
     @app.delete("/v1/documents/{doc_id:path}", tags=["documents"], dependencies=[write],
                 summary="delete one document", responses={404: {"description": "no such document"}})
     def delete_document(doc_id: str) -> dict:
-        if not hub.write(lambda idx: idx.delete(doc_id)):
+        if not hub.write(writer.delete, doc_id):
             raise HTTPException(404, f"no document {doc_id!r}")
         return {"deleted": doc_id}
 
@@ -251,14 +250,7 @@ def create_app(hub: Hub, *, own: bool = True) -> FastAPI:
     def prune(body: PruneIn) -> dict:
         if not body.keep and not body.remove_all:
             raise HTTPException(422, "keep is empty: that deletes every document; send remove_all: true to mean it")
-        keep = set(body.keep)
-
-        def run(idx) -> list[str]:
-            gone = sorted(set(idx.store.fingerprints()) - keep)
-            for doc_id in gone:
-                idx.delete(doc_id)
-            return gone
-        gone = hub.write(run)
+        gone = hub.write(writer.prune, body.keep)
         return {"removed": len(gone), "ids": gone}
 
     @app.get("/v1/stats", tags=["documents"], dependencies=[read], summary="what the store holds")

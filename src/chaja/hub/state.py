@@ -6,27 +6,28 @@
   and PostgreSQL let readers run beside the writer. Every reader sees committed
   writes of any process, vectors included (the SQLite store checks its change log
   on each search; an Index rebuilds its statistics when the store's change).
-- **Writer**: one Index on a thread of its own, fed one write at a time. It encodes
-  with its own e5 session (``hub.writer_threads``, one thread by default) and runs at
-  a lower CPU priority (``hub.writer_nice``), so an ingest takes the cores that
-  searches leave instead of doubling their latency.
+- **Writer**: one Index in a process of its own (:mod:`chaja.hub.writer`), fed one
+  write at a time, at a lower CPU priority and with its own e5 session, so an ingest
+  takes the cycles searches leave. Should it die, the next write starts a new one.
 - **Readiness**: the encoders load in a background thread at start-up, with one
   search to warm the caches; until then searches and embeddings answer 503.
 """
 from __future__ import annotations
 
-import dataclasses
+import multiprocessing
 import os
 import queue
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from typing import TypeVar
 
 from chaja.config import Config
 from chaja.encoders import get_encoder
+from chaja.hub import writer
 from chaja.hub.metrics import Metrics, TimedEncoder
 from chaja.index import Index
 
@@ -45,14 +46,15 @@ class Hub:
     def __init__(self, location: str, config: Config, *, encoder=None, wait_s: float = 30.0):
         self.location, self.config, self.wait_s = str(location), config, wait_s
         self.metrics = Metrics()
-        self.writer = Index.open(location, config, encoder)
-        self._writes = ThreadPoolExecutor(1, thread_name_prefix="chaja-writer", initializer=self._writer_start)
         self._encoder = encoder
+        self._writes: ProcessPoolExecutor | None = None
+        self._writes_lock = threading.Lock()
         self._free: queue.Queue[Index] = queue.Queue()
         self._readers: list[Index] = []
         self.ready = threading.Event()
         self.error: str | None = None
         self.encoder_name: str | None = None
+        Index.open(self.location, config).close()   # a path that is no store fails here, before serving
         self.metrics.gauge("chaja_store_documents", "documents in the store", lambda: self._stats().documents)
         self.metrics.gauge("chaja_store_chunks", "chunks in the store", lambda: self._stats().chunks)
         self.metrics.gauge("chaja_readers_free", "read connections not in use", self._free.qsize)
@@ -68,42 +70,40 @@ class Hub:
         else:
             self._load()
 
-    def _writer_start(self) -> None:
-        """In the writer thread: lower its priority; its encoder session is made here, so
-        the session's threads inherit that priority."""
-        nice = int(self.config.hub.writer_nice)
-        if nice and hasattr(os, "setpriority"):
-            try:
-                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), nice)
-            except OSError:
-                pass
-        if self._encoder is None:
-            enc_cfg = dataclasses.replace(self.config.encoder, threads=max(0, int(self.config.hub.writer_threads)))
-            self.writer._encoder = TimedEncoder(get_encoder(enc_cfg), self.metrics, "writer")
+    def _writer_pool(self) -> ProcessPoolExecutor:
+        with self._writes_lock:
+            if self._writes is None:
+                hub = self.config.hub
+                self._writes = ProcessPoolExecutor(
+                    1, mp_context=multiprocessing.get_context("spawn"), initializer=writer.start,
+                    initargs=(self.location, self.config.to_dict(), int(hub.writer_nice), int(hub.writer_threads)))
+            return self._writes
 
     def _load(self) -> None:
         try:
-            self._writes.submit(self._check_writer).result()
+            writes = self._writer_pool().submit(writer.ready)
             enc = TimedEncoder(self._encoder or get_encoder(self.config.encoder), self.metrics, "passage+query")
-            aligned = self.writer.aligned_encoder
-            if aligned is not None:
-                aligned = TimedEncoder(aligned, self.metrics, "aligned")
-                self.writer._aligned = aligned
             for _ in range(int(self.config.hub.readers) or max(2, os.cpu_count() or 2)):
-                idx = Index.open(self.location, self.config, enc)
-                idx._aligned = aligned
-                self._readers.append(idx)
-            enc.encode_queries(["warm up"])
-            if aligned is not None:
-                aligned.encode_queries(["warm up"])
+                self._readers.append(Index.open(self.location, self.config, enc))
             first = self._readers[0]
             first.encoder            # the store's model against the readers' encoder
+            aligned = first.aligned_encoder
+            if aligned is not None:
+                aligned = TimedEncoder(aligned, self.metrics, "aligned")
+                for idx in self._readers:
+                    idx._aligned = aligned
+                aligned.encode_queries(["warm up"])
+            enc.encode_queries(["warm up"])
             if first.store.stats().chunks:
                 first.search("warm up")
+            writes.result()
             for idx in self._readers:
                 self._free.put(idx)
             self.encoder_name = enc.name
             self.ready.set()
+        except BrokenProcessPool:
+            self.error = "the writer process failed to start (its error is above)"
+            print(f"hub: start-up failed: {self.error}", file=sys.stderr)
         except Exception as exc:   # noqa: BLE001 - reported by /readyz and on stderr
             self.error = f"{type(exc).__name__}: {exc}"
             print(f"hub: start-up failed: {self.error}", file=sys.stderr)
@@ -122,19 +122,27 @@ class Hub:
         finally:
             self._free.put(idx)
 
-    def _check_writer(self) -> None:
-        self.writer.encoder          # the store's model against the writer's encoder
-        self.writer._encoder.encode_passages(["warm up"])
-
-    def write(self, fn: Callable[[Index], T]) -> T:
-        """Run ``fn(writer)`` on the writer thread, after the writes before it."""
+    def write(self, job: Callable[..., T], *args) -> T:
+        """Run ``job(*args)`` (a function of :mod:`chaja.hub.writer`) in the writer process,
+        after the writes before it."""
         if not self.ready.is_set():
             raise NotReady(self.error or "the hub is loading its encoders")
-        return self._writes.submit(fn, self.writer).result()
+        try:
+            return self._writer_pool().submit(job, *args).result()
+        except BrokenProcessPool:
+            with self._writes_lock:
+                self._writes = None          # the next write starts a new writer
+            raise Busy("the writer process stopped; it restarts on the next write, which may be retried") from None
 
     def close(self) -> None:
-        self._writes.shutdown(wait=True)
+        with self._writes_lock:
+            if self._writes is not None:
+                try:
+                    self._writes.submit(writer.stop).result(timeout=60)
+                except Exception:   # noqa: BLE001 - closing: a dead writer has nothing to close
+                    pass
+                self._writes.shutdown(wait=True)
+                self._writes = None
         for idx in self._readers:
             idx.close()
         self._readers.clear()
-        self.writer.close()

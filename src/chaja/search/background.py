@@ -19,6 +19,7 @@ same documents calibrates the same way, in SQLite and PostgreSQL.
 from __future__ import annotations
 
 import base64
+import functools
 import json
 
 import numpy as np
@@ -69,7 +70,15 @@ def encode(stats: dict[str, dict | None]) -> str:
 
 
 def decode(text: str | None) -> dict[str, dict]:
-    if not text:
-        return {}
-    return {field: {"n": s["n"], "mean": _unb64(s["mean"], (s["dim"],)), "cov": _unb64(s["cov"], (s["dim"], s["dim"]))}
-            for field, s in json.loads(text).items()}
+    """The statistics :func:`encode` wrote (the arrays are shared between callers: read only)."""
+    return _decoded(text) if text else {}
+
+
+@functools.lru_cache(maxsize=4)
+def _decoded(text: str) -> dict[str, dict]:
+    out = {}
+    for field, s in json.loads(text).items():
+        mean, cov = _unb64(s["mean"], (s["dim"],)), _unb64(s["cov"], (s["dim"], s["dim"]))
+        mean.flags.writeable = cov.flags.writeable = False
+        out[field] = {"n": s["n"], "mean": mean, "cov": cov}
+    return out

@@ -121,7 +121,9 @@ class SqliteStore:
         self._matrix: dict[str, tuple[np.ndarray, list[str], np.ndarray]] = {}
         self._matrix_rowids: dict[str, np.ndarray] = {}
         self._matrix_seq = -1
+        self._matrix_base: int | None = None   # the keyword file's log entry when the matrices were read
         self._allowed: dict[tuple, np.ndarray] = {}   # (filters, log seq) → sorted rowids that pass
+        self._base_ids: dict[str, tuple[int, np.ndarray]] = {}   # field → (file's log entry, its chunk ids)
         self._rows: dict[str, dict[str, int]] = {}
         self._graphs: dict[str, sqlite_ann.Graph | None] = {}
         self._graphs_seq: int | None = -1
@@ -200,8 +202,6 @@ class SqliteStore:
             except BaseException:
                 cur.execute("ROLLBACK")
                 raise
-            finally:
-                self._matrix, self._rows, self._matrix_rowids = {}, {}, {}
 
     @staticmethod
     def _existing(cur: sqlite3.Cursor, doc_ids: list[str]) -> set[str]:
@@ -225,7 +225,6 @@ class SqliteStore:
             except BaseException:
                 cur.execute("ROLLBACK")
                 raise
-            self._matrix, self._rows, self._matrix_rowids = {}, {}, {}
             return found
 
     # ---- reading ---------------------------------------------------------
@@ -341,19 +340,48 @@ class SqliteStore:
         return self._graphs[field]
 
     def _fresh(self) -> None:
-        """Drop the cached matrices when any process has written since they were read."""
-        self._keywords.refresh()
-        if self._keywords.seq != self._matrix_seq:
+        """Bring the cached matrices up to what any process has committed: by the rows the
+        change log touched since they were read (a few rows read, not the whole field),
+        or, after a compaction, by reading them afresh."""
+        kw = self._keywords
+        kw.refresh()
+        if kw.seq == self._matrix_seq:
+            return
+        if not (self._matrix and kw.base_seq == self._matrix_base and self._advance(kw.seq)):
             self._matrix, self._rows, self._matrix_rowids = {}, {}, {}
-            self._matrix_seq = self._keywords.seq
+        self._matrix_seq, self._matrix_base = kw.seq, kw.base_seq
+
+    def _advance(self, seq: int) -> bool:
+        """Apply the log entries after the matrices' entry up to ``seq`` to every cached
+        field; False when compaction has pruned entries they need."""
+        own = not self._db.in_transaction
+        if own:
+            self._db.execute("BEGIN")
+        try:
+            pruned = int(self.get_meta("keyword_log_pruned") or 0)
+            if pruned > self._matrix_seq:
+                return False
+            touched = sorted({r for (r,) in self._db.execute(
+                "SELECT row FROM keyword_log WHERE seq > ? AND seq <= ?", (self._matrix_seq, seq))})
+            for field, (mat, ids, langs) in list(self._matrix.items()):
+                if mat.shape[1] != self._dim(field):      # read before the field had vectors
+                    del self._matrix[field], self._matrix_rowids[field]
+                    continue
+                self._matrix[field], self._matrix_rowids[field] = self._overlay(
+                    field, VECTOR_FIELDS[field], (mat, ids, langs), self._matrix_rowids[field], touched)
+        finally:
+            if own:
+                self._db.execute("COMMIT")
+        self._rows = {}
+        return True
 
     def _vectors(self, field: str = "chunk") -> tuple[np.ndarray, list[str], np.ndarray]:
         """(matrix, chunk ids, languages) of one vector field, rows in rowid order (the
         rowids in ``_matrix_rowids``): mapped from the field's file when one is current,
         else read from the rows; kept until :meth:`_fresh` sees a write."""
+        self._fresh()              # every committed write applied
         m = self._matrix.get(field)
         if m is None:
-            self._fresh()          # load with every committed write applied
             column = VECTOR_FIELDS.get(field)
             if column is None:
                 raise StoreError(f"vector field must be one of {', '.join(VECTOR_FIELDS)}, not {field!r}")
@@ -378,18 +406,37 @@ class SqliteStore:
             return None
         if not kw.touched:
             return (mat, ids, langs), rowids
-        touched = sorted(kw.touched)
+        return self._overlay(field, column, (mat, ids, langs), rowids, sorted(kw.touched))
+
+    def _overlay(self, field: str, column: str, matrix: tuple, rowids: np.ndarray, touched: list[int]):
+        """``matrix`` (matrix, ids, languages in ``rowids`` order) with the ``touched`` rows
+        taken out and those of them that still hold a ``column`` vector read back in."""
+        mat, ids, langs = matrix
+        dim = mat.shape[1]
         rows = select_in(self._db, f"SELECT rowid, id, lang, {column} FROM chunks WHERE {column} IS NOT NULL"
                                    " AND rowid IN ({marks})", touched)
         keep = ~np.isin(rowids, np.asarray(touched, np.int64))
-        all_rowids = np.concatenate([rowids[keep], np.asarray([r[0] for r in rows], np.int64)])
-        order = np.argsort(all_rowids, kind="stable")
+        new_rowids = np.asarray([r[0] for r in rows], np.int64)
         added = (np.frombuffer(b"".join(r[3] for r in rows), np.float32).reshape(len(rows), dim)
                  if rows else np.zeros((0, dim), np.float32))
-        kept_ids = [ids[i] for i in np.flatnonzero(keep)]
-        all_ids = kept_ids + [r[1] for r in rows]
+        if keep.all() and (not rows or not rowids.size or new_rowids.min() > rowids[-1]):
+            # only new rows, after every kept one (the common case: documents added)
+            order = np.argsort(new_rowids, kind="stable")
+            return ((np.concatenate([mat, added[order]]), list(ids) + [rows[i][1] for i in order],
+                     np.concatenate([langs, np.array([rows[i][2] or "" for i in order]) if rows else langs[:0]])),
+                    np.concatenate([rowids, new_rowids[order]]))
+        all_rowids = np.concatenate([rowids[keep], new_rowids])
+        order = np.argsort(all_rowids, kind="stable")
+        if isinstance(ids, list):
+            id_array = np.array(ids, dtype=object)
+        else:   # the file's ids, decoded once per file
+            base = self._base_ids.get(field)
+            if base is None or base[0] != self._keywords.base_seq:
+                base = self._base_ids[field] = (self._keywords.base_seq, np.array(list(ids), dtype=object))
+            id_array = base[1]
+        all_ids = np.concatenate([id_array[keep], np.array([r[1] for r in rows], dtype=object)])
         all_langs = np.concatenate([langs[keep], np.array([r[2] or "" for r in rows]) if rows else langs[:0]])
-        return ((np.concatenate([mat[keep], added])[order], [all_ids[i] for i in order], all_langs[order]),
+        return ((np.concatenate([mat[keep], added])[order], all_ids[order].tolist(), all_langs[order]),
                 all_rowids[order])
 
     def _read_matrix(self, column: str, dim: int) -> tuple[tuple[np.ndarray, list[str], np.ndarray], np.ndarray]:
