@@ -39,7 +39,7 @@ class RunningHub:
         return self.client(WRITE_KEY)
 
 
-def start_hub(store: Path, log: Path, settings: list[str], timeout: float = 120.0) -> RunningHub:
+def start_hub(store: Path | str, log: Path, settings: list[str], timeout: float = 120.0) -> RunningHub:
     args = [sys.executable, "-m", "chaja.cli", "serve", "--store", str(store), "--port", "0", "--quiet"]
     for s in settings:
         args += ["--set", s]

@@ -1,10 +1,15 @@
 """The hub beside other processes: a second process writing to its store, clients
-searching while an ingest runs, a port already taken, the CLI pointed at the hub."""
+searching while an ingest runs, a writer process killed, a port already taken, the
+CLI pointed at the hub, a hub over PostgreSQL."""
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 import threading
+import time
+from pathlib import Path
 
 import pytest
 
@@ -126,3 +131,52 @@ def test_the_client_reports_an_unreachable_hub():
     with pytest.raises(HubError) as err:
         Client("http://127.0.0.1:9", timeout=5).health()
     assert err.value.status == 0 and "cannot reach" in str(err.value)
+
+
+def _writer_processes(hub) -> list[int]:
+    """The hub's writer: its child process started by multiprocessing's spawn."""
+    out = []
+    for pid in subprocess.run(["pgrep", "-P", str(hub.proc.pid)], capture_output=True, text=True).stdout.split():
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+        if b"spawn_main" in cmdline:
+            out.append(int(pid))
+    return out
+
+
+def test_a_dead_writer_is_replaced_and_nothing_committed_is_lost(hub):
+    w = hub.writer
+    w.add_documents([{"id": "tmp/before-crash", "text": "작성 프로세스가 죽기 전의 문서"}])
+    pids = _writer_processes(hub)
+    assert len(pids) == 1
+    os.kill(pids[0], signal.SIGKILL)
+    time.sleep(0.5)
+    statuses = []
+    for _ in range(2):
+        try:
+            w.add_documents([{"id": "tmp/after-crash", "text": "새 작성 프로세스가 쓴 문서"}])
+            statuses.append(200)
+        except HubError as exc:
+            statuses.append(exc.status)
+    assert statuses in ([503, 200], [200, 200])       # refused once at most, then written
+    assert set(_writer_processes(hub)) - set(pids)
+    assert w.get_document("tmp/before-crash")["chunks"] == 1
+    assert hub.client().search("새 작성 프로세스", 3)["results"][0]["doc_id"] == "tmp/after-crash"
+    assert w.delete("tmp/before-crash") and w.delete("tmp/after-crash")
+
+
+def test_a_hub_over_postgresql(tmp_path, pg_dsn, pg_schema):
+    sep = "&" if "?" in pg_dsn else "?"
+    running = start_hub(f"{pg_dsn}{sep}schema={pg_schema}", tmp_path / "pg.log", ["hub.readers=2"])
+    try:
+        c = running.client(None)
+        got = c.add_documents([
+            {"id": "pg/ko", "title": "배당 정책", "text": "배당은 연 2회 지급합니다.", "lang": "ko", "source": "dart"},
+            {"id": "pg/en", "title": "Dividend policy", "text": "Dividends are paid twice a year.", "lang": "en"}])
+        assert got["added"] == 2
+        assert c.search("배당 지급", 2)["results"][0]["doc_id"] == "pg/ko"
+        only = c.search("dividend 배당", 5, filters={"lang": "en"})["results"]
+        assert [r["doc_id"] for r in only] == ["pg/en"]
+        assert [d["id"] for d in c.iter_documents()] == ["pg/en", "pg/ko"]
+        assert c.delete("pg/en") and c.stats()["documents"] == 1
+    finally:
+        stop_hub(running)

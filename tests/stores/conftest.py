@@ -1,25 +1,6 @@
-"""Fixtures for the store tests: a real PostgreSQL 16 with pgvector, started once per
-test session, and builders for documents, chunk records and unit vectors.
-
-The server comes from the ``pgserver`` package (a PostgreSQL build with pgvector,
-in the ``dev`` extra), in a fresh temporary directory, listening on a Unix socket
-only, and is stopped and deleted when the session ends.
-As root, PostgreSQL refuses to run, so pgserver creates a system user
-``pgserver`` (with ``useradd``) and runs the server as that user.
-
-Set ``CHAJA_TEST_PG_DSN`` to use an existing server instead (it needs pgvector
-and a role that may create schemas); every test works in its own schema, dropped
-afterwards.
-"""
+"""Builders for the store tests: documents, chunk records and unit vectors (the
+PostgreSQL server they run against is started by the top-level conftest)."""
 from __future__ import annotations
-
-import itertools
-import os
-import shutil
-import tempfile
-import uuid
-import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -28,49 +9,6 @@ from chaja.analysis import bigram_terms
 from chaja.documents import Chunk, ChunkRecord, Document, Section
 
 DIM = 8
-
-
-@pytest.fixture(scope="session")
-def pg_dsn():
-    """Connection URL of a PostgreSQL server with pgvector, for the whole session."""
-    pytest.importorskip("psycopg", reason="psycopg is not installed: pip install 'chaja[postgres]'")
-    pytest.importorskip("pgvector", reason="pgvector is not installed: pip install 'chaja[postgres]'")
-    external = os.environ.get("CHAJA_TEST_PG_DSN")
-    if external:
-        yield external
-        return
-    pgserver = pytest.importorskip(
-        "pgserver",
-        reason="pgserver is not installed (pip install 'chaja[dev]'), and CHAJA_TEST_PG_DSN is not set",
-    )
-    # Not under pytest's numbered temporary directories: pytest removes old ones,
-    # and a concurrent test run on the same machine could delete a live server's files.
-    root = Path(tempfile.mkdtemp(prefix="chaja-pg-"))
-    try:
-        with warnings.catch_warnings():
-            # platformdirs warns when XDG_RUNTIME_DIR is unset (as in containers).
-            warnings.simplefilter("ignore")
-            server = pgserver.get_server(root / "data", cleanup_mode="delete")
-        try:
-            yield server.get_uri()
-        finally:
-            server.cleanup()
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
-
-
-_schemas = itertools.count()
-
-
-@pytest.fixture
-def pg_schema(pg_dsn):
-    """A schema name unique to this test, dropped afterwards."""
-    import psycopg
-
-    name = f"chaja_test_{os.getpid()}_{next(_schemas)}_{uuid.uuid4().hex[:6]}"
-    yield name
-    with psycopg.connect(pg_dsn, autocommit=True) as conn:
-        conn.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
 
 
 # ---- builders ---------------------------------------------------------------

@@ -7,11 +7,19 @@ __all__ = ["Store", "StoreError", "open_store"]
 
 
 def open_store(location: str) -> Store:
-    """A ``postgresql://`` or ``postgres://`` URL opens PostgreSQL; anything else is a SQLite file."""
+    """A ``postgresql://`` or ``postgres://`` URL opens PostgreSQL (its ``schema`` query
+    parameter, which chaja takes off before connecting, names the schema: ``chaja``
+    when absent); anything else is a SQLite file."""
     if location.startswith(("postgresql://", "postgres://")):
+        from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
         from chaja.stores.postgres import PostgresStore
 
-        return PostgresStore(location)
+        parts = urlsplit(location)
+        query = parse_qsl(parts.query, keep_blank_values=True)
+        schema = [v for k, v in query if k == "schema"]
+        rest = urlunsplit(parts._replace(query=urlencode([(k, v) for k, v in query if k != "schema"])))
+        return PostgresStore(rest, schema=schema[-1]) if schema else PostgresStore(location)
     from chaja.stores.sqlite import SqliteStore
 
     return SqliteStore(location)
