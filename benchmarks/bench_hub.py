@@ -210,7 +210,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
                     help="a setting for the hub (repeatable)")
     ap.add_argument("--out", default=str(HERE / "results" / "hub-load.json"))
+    ap.add_argument("--markdown-from", metavar="JSON", help="only write the .md of an earlier run's JSON")
     args = ap.parse_args(argv)
+    if args.markdown_from:
+        got = json.loads(Path(args.markdown_from).read_text(encoding="utf-8"))
+        Path(args.markdown_from).with_suffix(".md").write_text(markdown(got), encoding="utf-8")
+        return 0
     src = Path(args.store)
     if not src.exists():
         print(f"error: no store at {src}: build it with `make demo` or pass --store", file=sys.stderr)
@@ -300,7 +305,8 @@ def markdown(r: dict) -> str:
         "# The hub under load (loopback)", "",
         f"Machine: {m['cpu']}, {m['cores']} cores, Python {m['python']}; the hub and the clients share it. "
         f"Store: {r['store']['documents']} documents ({r['store']['encoder']}); {r['questions']} natural questions; "
-        f"{r['settings']['readers']} readers; {r['settings']['seconds']:g} s per window after 2 s of warm-up.", "",
+        f"readers: {r['settings']['readers'] or 'one per core'}; {r['settings']['seconds']:g} s per window after 2 s "
+        "of warm-up. The clients run in the benchmark's own process, on the same cores as the hub.", "",
         "| | p50 ms | p95 ms |", "|---|---|---|",
         f"| `Index.search` in process (second pass) | {r['direct_second_pass']['p50_ms']} | {r['direct_second_pass']['p95_ms']} |",
         f"| hub, one client, replayed twice (second pass) | {r['hub_replay_second_pass']['p50_ms']} | {r['hub_replay_second_pass']['p95_ms']} |",
