@@ -105,3 +105,19 @@ def test_reuse_vectors_from_another_store(store, tmp_path, capsys, corpus):
         same = {cid: va[i] for i, cid in enumerate(ia)}
         assert all((vb[i] == same[cid]).all() for i, cid in enumerate(ib) if cid in same)
         assert b.get_meta("index.analyzer") == "whitespace"
+
+
+def test_serve_without_the_server_extra_names_it(tmp_path, capsys, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "fastapi", None)      # as if it were not installed
+    assert main(["serve", "--store", str(tmp_path / "s.chaja")]) == 2
+    assert "pip install 'chaja[server]'" in capsys.readouterr().err
+
+
+def test_search_filters_on_the_command_line(store, capsys):
+    assert main(["search", "dividend 배당", "--store", str(store), "--json", "--filter", "lang=en"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["results"] and {r["lang"] for r in got["results"]} == {"en"}
+    assert main(["search", "dividend", "--store", str(store), "--filter", "colour=red"]) == 2
+    assert "unknown filter 'colour'" in capsys.readouterr().err
