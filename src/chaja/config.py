@@ -108,6 +108,7 @@ class HubConfig:
     readers: int = 0                    # read connections, searches that run at once (0 = one per CPU core)
     writer_nice: int = 19               # the writer process's niceness: an ingest takes what searches leave
     writer_threads: int = 1             # encoder threads of the writer's e5 session (0 = one per core)
+    ingest_max_wait_ms: float = 250.0   # the writer waits up to this for searches in flight before each few passages (0 = never)
     max_body_bytes: int = 32 * 1024 * 1024  # larger bodies are refused before they are read
     body_timeout_s: float = 30.0        # a request body must arrive within this
     max_batch: int = 1000               # documents per write request

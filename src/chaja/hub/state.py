@@ -48,6 +48,8 @@ class Hub:
         self.metrics = Metrics()
         self._encoder = encoder
         self._writes: ProcessPoolExecutor | None = None
+        self._context = multiprocessing.get_context("spawn")
+        self._active = self._context.Value("i", 0)     # searches in flight, which the writer yields to
         self._writes_lock = threading.Lock()
         self._free: queue.Queue[Index] = queue.Queue()
         self._readers: list[Index] = []
@@ -75,8 +77,9 @@ class Hub:
             if self._writes is None:
                 hub = self.config.hub
                 self._writes = ProcessPoolExecutor(
-                    1, mp_context=multiprocessing.get_context("spawn"), initializer=writer.start,
-                    initargs=(self.location, self.config.to_dict(), int(hub.writer_nice), int(hub.writer_threads)))
+                    1, mp_context=self._context, initializer=writer.start,
+                    initargs=(self.location, self.config.to_dict(), int(hub.writer_nice), int(hub.writer_threads),
+                              self._active if hub.ingest_max_wait_ms > 0 else None, float(hub.ingest_max_wait_ms)))
             return self._writes
 
     def _load(self) -> None:
@@ -117,9 +120,13 @@ class Hub:
             idx = self._free.get(timeout=self.wait_s if wait_s is None else wait_s)
         except queue.Empty:
             raise Busy(f"every read connection stayed busy for {self.wait_s:g} s") from None
+        with self._active.get_lock():
+            self._active.value += 1
         try:
             yield idx
         finally:
+            with self._active.get_lock():
+                self._active.value -= 1
             self._free.put(idx)
 
     def write(self, job: Callable[..., T], *args) -> T:

@@ -3,23 +3,67 @@
 Writes run there, one at a time, so their Python work (chunking, analysis, the
 store's bookkeeping) never holds the serving process's interpreter lock, and the
 process runs at a lower CPU priority (``hub.writer_nice``) with its own e5 session
-of ``hub.writer_threads`` threads: an ingest takes the cycles searches leave. The
-serving process's readers see each commit through the store (SQLite's change log,
-or PostgreSQL itself). The functions below run in the writer process; the hub calls
+of ``hub.writer_threads`` threads. Priority alone does not keep an ingest from
+slowing searches when the two share a physical core, so the writer also yields
+(:class:`YieldingEncoder`): it encodes a few passages at a time and, before each
+piece, waits while searches are running (the serving process counts them in shared
+memory), up to ``hub.ingest_max_wait_ms``, so an ingest never stops. The serving
+process's readers see each commit through the store (SQLite's change log, or
+PostgreSQL itself). The functions below run in the writer process; the hub calls
 them through a one-worker process pool.
 """
 from __future__ import annotations
 
 import os
+import time
+
+import numpy as np
 
 from chaja.config import Config
+from chaja.encoders import get_encoder
 from chaja.index import Index
 
 _index: Index | None = None
 
+#: passages the writer encodes between two looks at the searches in flight
+PIECE = 2
 
-def start(location: str, config: dict, nice: int, threads: int) -> None:
-    """The pool's initializer: lower the priority, open the store, load the encoders."""
+
+class YieldingEncoder:
+    """Encodes passages :data:`PIECE` at a time, each piece after the searches in flight
+    (``active``, a shared counter) have finished or ``max_wait_s`` has passed."""
+
+    def __init__(self, inner, active, max_wait_s: float):
+        self._inner, self._active, self._max_wait_s = inner, active, max_wait_s
+        self.name, self.dim = inner.name, inner.dim
+        self.waited_s = 0.0
+
+    def _quiet(self) -> None:
+        if self._active is None or self._active.value <= 0:
+            return
+        began = time.monotonic()
+        end = began + self._max_wait_s
+        while self._active.value > 0 and time.monotonic() < end:
+            time.sleep(0.002)
+        self.waited_s += time.monotonic() - began
+
+    def encode_passages(self, texts: list[str]) -> np.ndarray:
+        parts = []
+        for i in range(0, len(texts), PIECE):
+            self._quiet()
+            parts.append(self._inner.encode_passages(texts[i:i + PIECE]))
+        return np.concatenate(parts) if parts else np.zeros((0, self.dim), np.float32)
+
+    def encode_queries(self, texts: list[str]) -> np.ndarray:
+        return self._inner.encode_queries(texts)
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+
+def start(location: str, config: dict, nice: int, threads: int, active=None, max_wait_ms: float = 0.0) -> None:
+    """The pool's initializer: lower the priority, open the store, load the encoders
+    (wrapped to yield to searches when ``active`` is given)."""
     global _index
     if nice and hasattr(os, "nice"):
         try:
@@ -34,6 +78,12 @@ def start(location: str, config: dict, nice: int, threads: int) -> None:
     cfg = Config.from_dict(config)
     cfg.encoder.threads = max(0, int(threads))
     _index = Index.open(location, cfg)
+    if active is not None:
+        wait = max(0.0, float(max_wait_ms)) / 1000
+        _index._encoder = YieldingEncoder(get_encoder(cfg.encoder), active, wait)
+        aligned = _index.aligned_encoder
+        if aligned is not None:
+            _index._aligned = YieldingEncoder(aligned, active, wait)
 
 
 def ready() -> str:
