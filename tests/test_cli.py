@@ -121,3 +121,40 @@ def test_search_filters_on_the_command_line(store, capsys):
     assert got["results"] and {r["lang"] for r in got["results"]} == {"en"}
     assert main(["search", "dividend", "--store", str(store), "--filter", "colour=red"]) == 2
     assert "unknown filter 'colour'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [["search", "x"], ["stats"], ["delete", "some-id"]])
+def test_reading_commands_never_create_a_store(tmp_path, capsys, command):
+    missing = tmp_path / "no" / "such.chaja"
+    assert main([*command, "--store", str(missing)]) == 2
+    assert "no store at" in capsys.readouterr().err
+    assert not missing.exists() and not missing.parent.exists()
+
+
+@pytest.mark.parametrize("k", ["0", "-1", "1000000000"])
+def test_k_out_of_range_is_an_error(store, capsys, k):
+    assert main(["search", "배당", "--store", str(store), "-k", k]) == 2
+    assert "k must be a whole number from 1 to 1000" in capsys.readouterr().err
+
+
+def test_an_empty_query_fails_before_anything_is_opened(tmp_path, capsys):
+    assert main(["search", "   ", "--store", str(tmp_path / "none.chaja")]) == 2
+    assert "the query is empty" in capsys.readouterr().err
+
+
+def test_version(capsys):
+    import chaja
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0 and capsys.readouterr().out.strip() == f"chaja {chaja.__version__}"
+
+
+@pytest.mark.parametrize("setting, needle", [
+    ("search.fusion=foo", "not one of calibrated, convex, rrf"),
+    ("search.top_k=-3", "out of range (from 1 to 1000)"),
+    ("search.top_k=2.5", "whole number"),
+    ("index.analyzer=mecab", "not one of bigram, whitespace, kiwi"),
+])
+def test_config_values_are_checked_where_they_are_read(capsys, setting, needle):
+    assert main(["config", "--set", setting]) == 2
+    assert needle in capsys.readouterr().err

@@ -13,7 +13,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
+from chaja import __version__
 from chaja.client import HubError
 from chaja.config import Config
 from chaja.index import Index
@@ -21,7 +23,7 @@ from chaja.loaders import LoadReport
 from chaja.progress import ProgressLine, bar
 from chaja.search.filters import Filters
 from chaja.search.results import SearchResult
-from chaja.search.searcher import QueryError
+from chaja.search.searcher import QueryError, check_query, check_top_k
 from chaja.snippets import snippet
 from chaja.stores import StoreError
 
@@ -34,6 +36,14 @@ def load_config(args: argparse.Namespace) -> Config:
 
 
 def open_index(store: str, config: Config) -> Index:
+    return Index.open(store, config)
+
+
+def open_existing(store: str, config: Config) -> Index:
+    """The index at ``store`` for a command that only reads it (or deletes from it): a
+    SQLite path that does not exist is an error, not a new empty store."""
+    if not store.startswith(("postgresql://", "postgres://")) and not Path(store).is_file():
+        raise StoreError(f"no store at {store} (chaja index creates one)")
     return Index.open(store, config)
 
 
@@ -148,8 +158,11 @@ def cmd_search(args: argparse.Namespace) -> int:
         from chaja import cli_hub
         return cli_hub.search(args)
     cfg = load_config(args)
-    with open_index(args.store, cfg) as idx:
-        res = idx.search(args.query, top_k=args.k, filters=Filters.parse(args.filter or []))
+    check_query(args.query)               # before the model loads
+    check_top_k(args.k)
+    filters = Filters.parse(args.filter or [])
+    with open_existing(args.store, cfg) as idx:
+        res = idx.search(args.query, top_k=args.k, filters=filters)
     if args.json:
         json.dump(result_json(res, args.k or cfg.search.top_k), sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
@@ -180,7 +193,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     if args.hub:
         from chaja import cli_hub
         return cli_hub.stats(args)
-    with open_index(args.store, load_config(args)) as idx:
+    with open_existing(args.store, load_config(args)) as idx:
         s = idx.store.stats()
         print(f"documents: {s.documents}\nchunks: {s.chunks}\nsize: {s.size_bytes / 1e6:.1f} MB")
         print(f"encoder: {idx.store.get_meta('encoder')}")
@@ -196,7 +209,7 @@ def cmd_delete(args: argparse.Namespace) -> int:
         from chaja import cli_hub
         return cli_hub.delete(args)
     missing = 0
-    with open_index(args.store, load_config(args)) as idx:
+    with open_existing(args.store, load_config(args)) as idx:
         for doc_id in args.doc_ids:
             if idx.delete(doc_id):
                 print(f"deleted {doc_id}")
@@ -222,6 +235,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="chaja", description="Hybrid search for Korean and English documents.")
+    ap.add_argument("--version", action="version", version=f"chaja {__version__}")
     sub = ap.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("index", help="index files and folders into a store")

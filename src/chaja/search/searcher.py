@@ -20,6 +20,7 @@
 from __future__ import annotations
 
 import copy
+import unicodedata
 from collections.abc import Callable
 from datetime import date
 
@@ -54,6 +55,9 @@ class QueryError(ValueError):
 
 
 MAX_QUERY_CHARS = 4000
+MAX_TOP_K = 1000
+#: distinct terms a query keeps (a long query of distinct Hangul syllables has thousands of bigrams)
+MAX_QUERY_TERMS = 256
 
 
 def check_query(text: str) -> str:
@@ -68,7 +72,20 @@ def check_query(text: str) -> str:
         text.encode("utf-8")
     except UnicodeEncodeError:
         raise QueryError("the query is not valid Unicode text (it holds a lone surrogate)") from None
+    expanded = len(unicodedata.normalize("NFKC", text))
+    if expanded > MAX_QUERY_CHARS:   # one character may stand for many (U+FDFA is 18)
+        raise QueryError(f"the query is {expanded} characters long once normalised (NFKC); "
+                         f"the limit is {MAX_QUERY_CHARS}")
     return text
+
+
+def check_top_k(top_k: object) -> int | None:
+    """``None`` (the configured ``search.top_k``) or a whole number from 1 to :data:`MAX_TOP_K`."""
+    if top_k is None:
+        return None
+    if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= MAX_TOP_K:
+        raise QueryError(f"k must be a whole number from 1 to {MAX_TOP_K}, not {top_k!r}")
+    return top_k
 
 
 class Searcher:
@@ -255,13 +272,13 @@ class Searcher:
         cfg = self.cfg
         text = check_query(text)
         where = filters or None
-        k = top_k or cfg.top_k
+        k = check_top_k(top_k) or cfg.top_k
         n = max(cfg.candidates, k)
         if cfg.reranker != "none":
             raise ValueError(f"search.reranker {cfg.reranker!r} is not available; this version has no reranker")
         if cfg.mode not in ("hybrid", "keyword", "vector"):
             raise ValueError(f"search.mode must be hybrid, keyword or vector, not {cfg.mode!r}")
-        terms = query_terms(self.analyzer, text, cfg.query_terms)
+        terms = query_terms(self.analyzer, text, cfg.query_terms)[:MAX_QUERY_TERMS]
         terms_of = self._terms_memo(terms)
         keyword = self.keyword_list(terms, n, where=where) if cfg.mode != "vector" else []
         use_vectors = cfg.mode != "keyword" and self.encoder is not None

@@ -1,0 +1,54 @@
+"""The Index: statistics kept in step with the stored vectors, per-search settings and
+filters, read-only opening."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+import chaja
+from chaja.search.languages import META_KEY, decode_means
+
+
+def _means_match_vectors(idx) -> bool:
+    recorded = decode_means(idx.store.get_meta(META_KEY), min_chunks=1)
+    actual = {lang: mean for lang, (_, mean) in idx.store.language_means().items()}
+    return set(recorded) == set(actual) and all(
+        abs(recorded[k] - actual[k]).max() < 1e-5 for k in actual)
+
+
+def test_statistics_left_behind_by_a_crash_are_recomputed(tmp_path, corpus, encoder):
+    """A run that dies after its last document commits, before the statistics: the next
+    run finds every document unchanged and still brings the statistics up to date."""
+    src = tmp_path / "docs"
+    shutil.copytree(corpus, src)
+    late = src / "late.md"
+    late.write_text("# 늦은 문서\n\n충돌 직전에 저장된 문서입니다. It was stored just before the crash.\n",
+                    encoding="utf-8")
+    with chaja.open(tmp_path / "s.chaja", encoder=encoder) as idx:
+        moved = late.rename(tmp_path / "late.md")
+        idx.add([src])
+        assert _means_match_vectors(idx)
+        # the crashed run: the document is stored, the statistics are not updated
+        from chaja.loaders import load_paths
+        from chaja.ingest import index_documents
+        index_documents(idx.store, idx.encoder, list(load_paths([moved])), idx.analyzer,
+                        aligned_encoder=idx.aligned_encoder)
+        assert not _means_match_vectors(idx)
+        moved.rename(late)
+        report = idx.add([src])
+        assert report.added == report.changed == 0
+        assert _means_match_vectors(idx)
+
+
+def test_settings_for_one_search_leave_the_config_alone(corpus_index):
+    before = corpus_index.config.search.mode
+    res = corpus_index.search("타이어 공기압", settings={"mode": "keyword"})
+    assert res.lists == ["keyword"] and corpus_index.config.search.mode == before
+    with pytest.raises(ValueError, match="only search settings"):
+        corpus_index.search("타이어", settings={"index.analyzer": "kiwi"})
+
+
+def test_filters_in_the_library(corpus_index):
+    res = corpus_index.search("dividend 배당", filters={"lang": "en"})
+    assert res.documents and {d.best.chunk.lang for d in res.documents} == {"en"}
