@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 
 from chaja import __version__
@@ -102,12 +103,21 @@ def cmd_index(args: argparse.Namespace) -> int:
         print(f"warning: document id {d!r} appeared more than once; the last one was kept", file=sys.stderr)
     for p in load_report.problems:
         print(f"warning: {p}", file=sys.stderr)
+    if load_report.skipped:
+        print(f"note: {unsupported(load_report.skipped)}", file=sys.stderr)
     for w in report.missing(cfg.index.expect_doc_types):
         print(f"warning: {w}", file=sys.stderr)
     if load_report.files == 0:
         print("error: no supported files found (.md .mdx .txt .html .jsonl)", file=sys.stderr)
         return 1
     return 0
+
+
+def unsupported(skipped: list[str]) -> str:
+    """``skipped 3 files of types chaja does not read (.pdf 2, .docx 1)``."""
+    kinds = Counter(Path(p).suffix.lower() or "(no extension)" for p in skipped)
+    return (f"skipped {len(skipped)} file{'s' if len(skipped) != 1 else ''} of types chaja does not read ("
+            + ", ".join(f"{k} {n}" for k, n in kinds.most_common()) + ")")
 
 
 # ---- search --------------------------------------------------------------

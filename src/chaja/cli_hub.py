@@ -21,6 +21,9 @@ def index(args: argparse.Namespace, language: str) -> int:
     docs = list(load_paths(args.paths, report, language=language))
     for p in report.problems:
         print(f"warning: {p}", file=sys.stderr)
+    if report.skipped:
+        from chaja.cli import unsupported
+        print(f"note: {unsupported(report.skipped)}", file=sys.stderr)
     if report.files == 0:
         print("error: no supported files found (.md .mdx .txt .html .jsonl)", file=sys.stderr)
         return 1

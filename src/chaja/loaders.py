@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +42,12 @@ class LoadReport:
 
 def _read_text(path: Path, report: LoadReport) -> str:
     data = path.read_bytes()
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):       # a UTF-16 byte-order mark
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            report.problems.append(f"{path}: invalid UTF-16 at byte {exc.start}; bad bytes replaced")
+            return data.decode("utf-16", errors="replace")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -125,6 +132,9 @@ def load_jsonl(path: Path, stem_id: str, report: LoadReport) -> Iterator[Documen
         except (json.JSONDecodeError, ValueError) as exc:
             report.problems.append(f"{path}:{lineno}: {exc}")
             continue
+        except RecursionError:
+            report.problems.append(f"{path}:{lineno}: JSON nested too deeply; line skipped")
+            continue
         doc.path = f"{path}:{lineno}"
         yield doc
 
@@ -134,9 +144,26 @@ def _doc_id(path: Path, root: Path) -> str:
     return rel.with_suffix("").as_posix()
 
 
+def _readable(p: Path, root: Path, report: LoadReport) -> bool:
+    """A regular file, inside ``root`` even when reached through a link; else reported."""
+    try:
+        mode = p.stat().st_mode          # stat does not block on a FIFO, opening it would
+    except OSError as exc:
+        report.problems.append(f"{p}: cannot read ({exc.strerror or exc})")
+        return False
+    if not stat.S_ISREG(mode):
+        report.problems.append(f"{p}: not a regular file (a FIFO, device or socket); skipped")
+        return False
+    if p.is_symlink() and not p.resolve().is_relative_to(root.resolve()):
+        report.problems.append(f"{p}: a link to {p.resolve()}, outside {root}; skipped")
+        return False
+    return True
+
+
 def _walk(root: Path, report: LoadReport) -> Iterator[Path]:
-    if root.is_file():
-        yield root
+    if not root.is_dir():
+        if _readable(root, root.parent, report):
+            yield root
         return
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
@@ -145,7 +172,8 @@ def _walk(root: Path, report: LoadReport) -> Iterator[Path]:
             if name.startswith("."):
                 continue
             if p.suffix.lower() in SUPPORTED:
-                yield p
+                if _readable(p, root, report):
+                    yield p
             else:
                 report.skipped.append(str(p))
 
@@ -160,10 +188,17 @@ def load_paths(paths: list[str | os.PathLike], report: LoadReport | None = None,
             report.problems.append(f"{root}: no such file or folder")
             continue
         base = root if root.is_dir() else root.parent
+        taken: dict[str, Path] = {}
         for path in _walk(root, report):
             report.files += 1
             suffix = path.suffix.lower()
             doc_id = _doc_id(path, base)
+            if doc_id in taken:            # good.txt and good.html: the second keeps its extension
+                other = taken[doc_id]
+                doc_id = (path.relative_to(base) if root != path else Path(path.name)).as_posix()
+                report.problems.append(f"{path}: the id {_doc_id(path, base)!r} is taken by {other.name}; "
+                                       f"indexed as {doc_id!r}")
+            taken[doc_id] = path
             try:
                 if suffix in JSONL:
                     for doc in load_jsonl(path, doc_id, report):

@@ -1,0 +1,83 @@
+"""Hostile files, generated here: each one is reported and skipped or read right, and
+never hangs, aborts the run or loses another file's document."""
+from __future__ import annotations
+
+import os
+import threading
+
+import pytest
+
+from chaja.cli import main
+from chaja.loaders import LoadReport, load_paths
+
+
+def load(folder):
+    report = LoadReport()
+    docs = {d.id: d for d in load_paths([folder], report)}
+    return docs, report
+
+
+def test_a_fifo_is_skipped_not_waited_on(tmp_path):
+    (tmp_path / "ok.md").write_text("# 제목\n\n본문", encoding="utf-8")
+    os.mkfifo(tmp_path / "f.md")
+    got: dict = {}
+    t = threading.Thread(target=lambda: got.update(zip(("docs", "report"), load(tmp_path))), daemon=True)
+    t.start()
+    t.join(30)
+    assert not t.is_alive(), "loading blocked on the FIFO"
+    assert list(got["docs"]) == ["ok"]
+    assert any("not a regular file" in p for p in got["report"].problems)
+
+
+def test_a_deeply_nested_jsonl_line_skips_that_line_only(tmp_path):
+    (tmp_path / "x.jsonl").write_text(
+        '{"id": "a", "text": "첫 줄"}\n' + "[" * 100_000 + "]" * 100_000 + '\n{"id": "b", "text": "셋째 줄"}\n',
+        encoding="utf-8")
+    docs, report = load(tmp_path)
+    assert sorted(docs) == ["a", "b"]
+    assert any(":2: JSON nested too deeply" in p for p in report.problems)
+
+
+def test_files_with_the_same_stem_both_survive(tmp_path):
+    (tmp_path / "good.txt").write_text("제목\n\n텍스트 파일의 본문", encoding="utf-8")
+    (tmp_path / "good.html").write_text("<title>제목</title><p>HTML 파일의 본문</p>", encoding="utf-8")
+    docs, report = load(tmp_path)
+    assert sorted(docs) == ["good", "good.txt"]             # sorted walk: good.html first
+    assert "텍스트" in docs["good.txt"].text and "HTML" in docs["good"].text
+    assert any("is taken by good.html" in p for p in report.problems)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be"])
+def test_utf16_with_a_byte_order_mark_is_read(tmp_path, encoding):
+    text = "보증 안내\n\n보증 기간은 2년입니다. Warranty: two years."
+    data = text.encode(encoding)
+    if encoding == "utf-16-be":
+        data = b"\xfe\xff" + data
+    (tmp_path / "w.txt").write_bytes(data)
+    docs, report = load(tmp_path)
+    assert docs["w"].title == "보증 안내" and docs["w"].text.strip() == text.split("\n\n")[1]
+    assert not report.problems
+
+
+def test_a_link_out_of_the_folder_is_not_followed(tmp_path):
+    outside = tmp_path / "secret.txt"
+    outside.write_text("비밀", encoding="utf-8")
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "inside.txt").write_text("안쪽 문서", encoding="utf-8")
+    os.symlink(outside, folder / "leak.txt")
+    os.symlink(folder / "inside.txt", folder / "alias.txt")     # a link that stays inside is read
+    docs, report = load(folder)
+    assert sorted(docs) == ["alias", "inside"]
+    assert any("outside" in p and "leak.txt" in p for p in report.problems)
+
+
+def test_unsupported_files_are_counted_aloud(tmp_path, capsys):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.md").write_text("# 문서\n\n본문입니다.", encoding="utf-8")
+    (folder / "report.pdf").write_bytes(b"%PDF-1.4")
+    (folder / "b.docx").write_bytes(b"PK")
+    assert main(["index", str(folder), "--store", str(tmp_path / "s.chaja"), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "skipped 2 files of types chaja does not read" in err and ".pdf 1" in err
