@@ -81,3 +81,34 @@ def test_unsupported_files_are_counted_aloud(tmp_path, capsys):
     assert main(["index", str(folder), "--store", str(tmp_path / "s.chaja"), "--quiet"]) == 0
     err = capsys.readouterr().err
     assert "skipped 2 files of types chaja does not read" in err and ".pdf 1" in err
+
+
+def test_jsonl_fields_of_the_wrong_type_are_errors_not_strings(tmp_path):
+    (tmp_path / "r.jsonl").write_text("\n".join([
+        '{"id": "ok", "text": "본문", "lang": "ko"}',
+        '{"id": "n", "text": "본문", "lang": 7}',
+        '{"id": "t", "text": "본문", "title": ["list", "title"]}',
+        '{"id": true, "text": "본문"}',
+        '{"id": 42, "text": "숫자 id"}',
+        '{"id": "d", "text": "날짜가 틀린 문서", "date": "not-a-date"}',
+        '{"id": "l", "text": "언어가 틀린 문서", "lang": "\\"ko"}',
+        '{"id": "blank", "text": "   "}',
+    ]) + "\n", encoding="utf-8")
+    docs, report = load(tmp_path)
+    assert sorted(docs) == ["42", "d", "l", "ok"]
+    text = "\n".join(report.problems)
+    assert ":2: 'lang' must be a string, not int" in text
+    assert ":3: 'title' must be a string, not list" in text
+    assert ":4: 'id' must be a string or a whole number" in text
+    assert ":6: 'date' 'not-a-date' is not a date" in text and docs["d"].date is None
+    assert ":7: 'lang' '\"ko' is not a language code" in text and docs["l"].lang == "ko"   # detected
+    assert "no text; skipped" in text
+
+
+def test_front_matter_with_a_broken_language_is_detected_instead(tmp_path):
+    (tmp_path / "a.md").write_text('---\ntitle: 안내\nlang: "ko\n---\n\n한국어 본문입니다.\n', encoding="utf-8")
+    (tmp_path / "empty.md").write_text("   \n\n  \n", encoding="utf-8")
+    docs, report = load(tmp_path)
+    assert docs["a"].lang == "ko" and "empty" not in docs
+    assert any("is not a language code" in p for p in report.problems)
+    assert any("empty.md: no text" in p for p in report.problems)

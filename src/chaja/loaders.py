@@ -80,7 +80,8 @@ def load_markdown(path: Path, doc_id: str, report: LoadReport) -> Document:
     title = meta.get("title") or h1 or path.stem
     return Document(
         id=doc_id, title=title, sections=sections,
-        lang=meta.get("lang") or detect_language(title + "\n" + prose(body)), source=meta.get("source", ""),
+        lang=_language(meta.get("lang", "").strip(), report.problems, f"{path}: ")
+        or detect_language(title + "\n" + prose(body)), source=meta.get("source", ""),
         doc_type=meta.get("doc_type") or meta.get("type", ""), date=_date(meta.get("date")), path=str(path),
     )
 
@@ -88,8 +89,9 @@ def load_markdown(path: Path, doc_id: str, report: LoadReport) -> Document:
 def load_text(path: Path, doc_id: str, report: LoadReport) -> Document:
     text = _read_text(path, report).strip()
     first = text.split("\n", 1)[0].strip() if text else ""
-    if 0 < len(first) <= 100:  # a short first line is the title, not body text
-        title, text = first, text[len(first):]
+    if 0 < len(first) <= 100:  # a short first line is the title, not body text ...
+        title, rest = first, text[len(first):]
+        text = rest if rest.strip() else text        # ... unless it is all there is
     else:
         title = path.stem
     return Document(id=doc_id, title=title, sections=text_sections(text), path=str(path))
@@ -105,21 +107,45 @@ def load_html(path: Path, doc_id: str, report: LoadReport) -> Document:
     return Document(id=doc_id, title=title or path.stem, sections=sections, path=str(path))
 
 
-def document_from_record(rec: dict, default_id: str) -> Document:
-    """One JSON object → Document. ``text`` is plain text unless ``format`` is ``"markdown"``."""
+_LANG = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$")
+
+
+def _language(value: str, problems: list[str] | None, where: str) -> str:
+    """A language code as given, or "" (detect it) with a note when it is not one."""
+    if value and not _LANG.match(value):
+        if problems is not None:
+            problems.append(f"{where}'lang' {value!r} is not a language code; detected instead")
+        return ""
+    return value
+
+
+def document_from_record(rec: dict, default_id: str, problems: list[str] | None = None) -> Document:
+    """One JSON object → Document. ``text`` is plain text unless ``format`` is ``"markdown"``.
+    A field of the wrong type is an error; a date or language that cannot be read is
+    dropped with a note in ``problems``."""
     if not isinstance(rec, dict):
         raise ValueError("a line must be a JSON object")
     text = rec.get("text")
     if not isinstance(text, str):
         raise ValueError("missing string field 'text'")
+    doc_id = rec.get("id")
+    if doc_id is not None and (isinstance(doc_id, bool) or not isinstance(doc_id, (str, int))):
+        raise ValueError(f"'id' must be a string or a whole number, not {type(doc_id).__name__}")
+    for key in ("title", "lang", "source", "doc_type", "date", "format"):
+        value = rec.get(key)
+        if value is not None and not isinstance(value, str):
+            raise ValueError(f"{key!r} must be a string, not {type(value).__name__}")
     fmt = str(rec.get("format") or "text").lower()
     if fmt not in MARKUP_FORMATS:
         raise ValueError(f"'format' must be one of {', '.join(sorted(MARKUP_FORMATS))}, not {fmt!r}")
     sections = markdown_sections(text)[1] if MARKUP_FORMATS[fmt] else text_sections(text)
+    date = _date(rec.get("date"))
+    if rec.get("date") and date is None and problems is not None:
+        problems.append(f"'date' {rec['date']!r} is not a date (YYYY-MM-DD); stored without one")
     return Document(
-        id=str(rec.get("id") or default_id), title=str(rec.get("title") or ""), sections=sections,
-        lang=str(rec.get("lang") or ""), source=str(rec.get("source") or ""),
-        doc_type=str(rec.get("doc_type") or ""), date=_date(rec.get("date")),
+        id=str(doc_id or default_id), title=rec.get("title") or "", sections=sections,
+        lang=_language((rec.get("lang") or "").strip(), problems, ""), source=rec.get("source") or "",
+        doc_type=rec.get("doc_type") or "", date=date,
     )
 
 
@@ -127,14 +153,16 @@ def load_jsonl(path: Path, stem_id: str, report: LoadReport) -> Iterator[Documen
     for lineno, line in enumerate(_read_text(path, report).split("\n"), 1):
         if not line.strip():
             continue
+        notes: list[str] = []
         try:
-            doc = document_from_record(json.loads(line), f"{stem_id}#{lineno}")
+            doc = document_from_record(json.loads(line), f"{stem_id}#{lineno}", notes)
         except (json.JSONDecodeError, ValueError) as exc:
             report.problems.append(f"{path}:{lineno}: {exc}")
             continue
         except RecursionError:
             report.problems.append(f"{path}:{lineno}: JSON nested too deeply; line skipped")
             continue
+        report.problems += [f"{path}:{lineno}: {n}" for n in notes]
         doc.path = f"{path}:{lineno}"
         yield doc
 
@@ -142,6 +170,14 @@ def load_jsonl(path: Path, stem_id: str, report: LoadReport) -> Iterator[Documen
 def _doc_id(path: Path, root: Path) -> str:
     rel = path.relative_to(root) if root != path else Path(path.name)
     return rel.with_suffix("").as_posix()
+
+
+def _has_text(doc: Document, where: str, report: LoadReport) -> bool:
+    """A document with nothing but blanks would be stored without a chunk: reported, skipped."""
+    if doc.text.strip():
+        return True
+    report.problems.append(f"{where}: no text; skipped")
+    return False
 
 
 def _readable(p: Path, root: Path, report: LoadReport) -> bool:
@@ -202,7 +238,8 @@ def load_paths(paths: list[str | os.PathLike], report: LoadReport | None = None,
             try:
                 if suffix in JSONL:
                     for doc in load_jsonl(path, doc_id, report):
-                        yield assign_language(doc, language)
+                        if _has_text(doc, doc.path, report):
+                            yield assign_language(doc, language)
                     continue
                 if suffix in MARKDOWN:
                     doc = load_markdown(path, doc_id, report)
@@ -216,4 +253,5 @@ def load_paths(paths: list[str | os.PathLike], report: LoadReport | None = None,
             except OSError as exc:
                 report.problems.append(f"{path}: cannot read ({exc.strerror or exc})")
                 continue
-            yield assign_language(doc, language)
+            if _has_text(doc, str(path), report):
+                yield assign_language(doc, language)
