@@ -5,6 +5,7 @@
     chaja config                            print every setting (TOML)
     chaja stats --store FILE                what a store holds
     chaja delete DOC_ID... --store FILE     remove documents
+    chaja check --store FILE                is the store whole? (exit status 1 when not)
     chaja serve --store FILE                the HTTP hub
     chaja eval ...                          the evaluation harness
 """
@@ -214,6 +215,19 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_check(args: argparse.Namespace) -> int:
+    with open_existing(args.store, load_config(args)) as idx:
+        found = idx.check()
+        stats = idx.store.stats()
+    for f in found:
+        print(f"fault: {f}")
+    if found:
+        print(f"{len(found)} fault{'s' if len(found) != 1 else ''} in {args.store}", file=sys.stderr)
+        return 1
+    print(f"whole: {stats.documents} documents, {stats.chunks} chunks")
+    return 0
+
+
 def cmd_delete(args: argparse.Namespace) -> int:
     if args.hub:
         from chaja import cli_hub
@@ -274,6 +288,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("stats", help="what a store holds")
     _common(p, hub=True)
     p.set_defaults(func=cmd_stats)
+
+    p = sub.add_parser("check", help="check that a store is whole (exit status 1 when it is not)")
+    _common(p)
+    p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("delete", help="delete documents by id")
     p.add_argument("doc_ids", nargs="+")

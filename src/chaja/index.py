@@ -17,6 +17,8 @@ import dataclasses
 import hashlib
 import json
 import os
+
+import numpy as np
 from collections.abc import Callable, Iterable, Mapping
 
 from chaja.analysis import get_analyzer
@@ -28,7 +30,7 @@ from chaja.encoders.base import model_of
 from chaja.ingest import IndexReport, Progress, index_documents
 from chaja.loaders import LoadReport, load_paths
 from chaja.search import background
-from chaja.search.languages import META_KEY, encode_means
+from chaja.search.languages import META_KEY, decode_means, encode_means
 from chaja.search.filters import Filters
 from chaja.search.results import SearchResult
 from chaja.search.searcher import Searcher
@@ -190,6 +192,18 @@ class Index:
                 raise ValueError(f"only search settings can change per search, not {key!r}")
             cfg.set(dotted, value)
         return cfg.search
+
+    def check(self) -> list[str]:
+        """Faults that make the index less than whole: the store's own (where the store can
+        check itself) and recorded language statistics that no longer match the stored
+        vectors (``chaja index`` on the same files brings those up to date). Empty: whole."""
+        out = list(self.store.check()) if hasattr(self.store, "check") else []
+        recorded = decode_means(self.store.get_meta(META_KEY), min_chunks=1)
+        actual = {lang: mean for lang, (count, mean) in self.store.language_means().items() if lang and count}
+        if self.store.stats().chunks and (set(recorded) != set(actual) or any(
+                float(np.abs(recorded[k] - actual[k]).max()) > 1e-4 for k in actual)):
+            out.append("statistics: the recorded language means do not match the stored vectors")
+        return out
 
     def fingerprint(self) -> str:
         """Identifies the stored content and how it was indexed (for evaluation records)."""

@@ -576,6 +576,19 @@ class SqliteStore:
     def set_meta(self, key: str, value: str) -> None:
         self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
+    def check(self) -> list[str]:
+        """Faults that make this store less than whole (:mod:`chaja.stores.sqlite_check`);
+        empty when it is whole. One read transaction, so a writer beside it does not
+        show as a fault."""
+        from chaja.stores import sqlite_check
+
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                return sqlite_check.faults(self._db, SCHEMA_VERSION)
+            finally:
+                self._db.execute("COMMIT")
+
     def documents(self, *, after: str | None = None, limit: int = 100,
                   ids: list[str] | None = None) -> list[DocumentInfo]:
         cols = "SELECT id, title, lang, source, doc_type, date, path, fingerprint, n_chunks FROM documents"
