@@ -112,3 +112,15 @@ def test_front_matter_with_a_broken_language_is_detected_instead(tmp_path):
     assert docs["a"].lang == "ko" and "empty" not in docs
     assert any("is not a language code" in p for p in report.problems)
     assert any("empty.md: no text" in p for p in report.problems)
+
+
+def test_html_page_furniture_is_not_indexed(tmp_path):
+    (tmp_path / "p.html").write_text(
+        "<html><head><title>보증 안내</title></head><body>"
+        "<nav><a href='/'>홈</a> <a href='/shop'>쇼핑몰 메뉴</a></nav>"
+        "<main><h1>보증 안내</h1><p>제품 보증 기간은 2년입니다.</p></main>"
+        "<aside>광고: 오늘만 할인</aside><footer>© 회사 주소 연락처</footer></body></html>", encoding="utf-8")
+    docs, _ = load(tmp_path)
+    text = docs["p"].text
+    assert "보증 기간은 2년" in text
+    assert not any(w in text for w in ("쇼핑몰 메뉴", "오늘만 할인", "회사 주소"))

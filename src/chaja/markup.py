@@ -127,7 +127,7 @@ def markdown_sections(body: str) -> tuple[str | None, list[Section]]:
 
 
 class _HtmlSections(HTMLParser):
-    _SKIP = {"script", "style", "noscript", "template", "svg"}
+    _SKIP = {"script", "style", "noscript", "template", "svg", "nav", "footer", "aside"}   # code and page furniture
     _BLOCK = {"p", "div", "li", "tr", "br", "pre", "section", "article", "table", "ul", "ol", "blockquote"}
 
     def __init__(self) -> None:
