@@ -158,3 +158,25 @@ def test_version(capsys):
 def test_config_values_are_checked_where_they_are_read(capsys, setting, needle):
     assert main(["config", "--set", setting]) == 2
     assert needle in capsys.readouterr().err
+
+
+def test_check_and_repair(store, tmp_path, capsys):
+    import shutil
+    import sqlite3
+
+    copy = tmp_path / "copy.chaja"
+    with sqlite3.connect(store) as a, sqlite3.connect(copy) as b:
+        a.backup(b)
+    assert main(["check", "--store", str(copy)]) == 0
+    assert "whole:" in capsys.readouterr().out
+    with sqlite3.connect(copy) as db:
+        db.execute("DELETE FROM chunks_fts WHERE rowid = (SELECT min(rowid) FROM chunks)")
+        db.execute("UPDATE meta SET value = '{}' WHERE key = 'index.language_means'")
+    assert main(["check", "--store", str(copy)]) == 1
+    out = capsys.readouterr().out
+    assert "fault: chunk" in out and "no keyword row" in out and "fault: statistics" in out
+    assert main(["check", "--store", str(copy), "--repair"]) == 0
+    out = capsys.readouterr().out
+    assert "repaired: wrote the keyword row" in out and "repaired: recomputed the language statistics" in out
+    assert "whole:" in out
+    shutil.rmtree(tmp_path, ignore_errors=True)

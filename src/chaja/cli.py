@@ -217,6 +217,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     with open_existing(args.store, load_config(args)) as idx:
+        if args.repair:
+            for line in idx.repair():
+                print(f"repaired: {line}")
         found = idx.check()
         stats = idx.store.stats()
     for f in found:
@@ -291,6 +294,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("check", help="check that a store is whole (exit status 1 when it is not)")
     _common(p)
+    p.add_argument("--repair", action="store_true",
+                   help="first mend what needs no encoding: keyword rows, orphans, statistics; damaged "
+                        "documents are removed (index their files again)")
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("delete", help="delete documents by id")

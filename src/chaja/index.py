@@ -205,6 +205,16 @@ class Index:
             out.append("statistics: the recorded language means do not match the stored vectors")
         return out
 
+    def repair(self) -> list[str]:
+        """Mend what :meth:`check` finds without encoding anything again: the store's own
+        repairs (where it has them) and the language statistics; returns what was done."""
+        done = list(self.store.repair(self.analyzer)) if hasattr(self.store, "repair") else []
+        if done or any(f.startswith("statistics:") for f in self.check()):
+            self._record_statistics(changed=True)
+            done.append("recomputed the language statistics from the stored vectors")
+        self._searcher = None
+        return done
+
     def fingerprint(self) -> str:
         """Identifies the stored content and how it was indexed (for evaluation records)."""
         h = hashlib.sha256()

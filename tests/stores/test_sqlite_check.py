@@ -51,3 +51,27 @@ def test_an_orphan_chunk_is_named(store):
         db.execute("PRAGMA foreign_keys=OFF")
         db.execute("DELETE FROM documents WHERE id = 'd2'")
     assert any("chunk 'd2#0': its document is missing" in f for f in store.check())
+
+
+@pytest.mark.parametrize("sql, args, act", [
+    ("DELETE FROM chunks_fts WHERE rowid = (SELECT rowid FROM chunks WHERE id = ?)", ("d0#0",),
+     "wrote the keyword row of chunk 'd0#0'"),
+    ("INSERT INTO chunks_fts (rowid, title, heading, body) VALUES (?, 'x', 'y', 'z')", (999,),
+     "removed keyword row 999"),
+    ("DELETE FROM chunks WHERE id = ?", ("d1#1",), "removed document 'd1'"),
+    ("UPDATE chunks SET vector = ? WHERE id = 'd2#0'", (b"\x00" * 12,), "removed document 'd2'"),
+])
+def test_repair_mends_what_needs_no_encoding(store, sql, args, act):
+    from chaja.analysis import bigram_terms
+    from chaja.stores.sqlite import SqliteStore
+
+    assert damage(store, sql, *args)
+    done = store.repair(bigram_terms)
+    assert any(act in line for line in done), done
+    assert store.check() == []
+    reopened = SqliteStore(store.path)         # the keyword file was rebuilt to match
+    try:
+        hits = reopened.keyword(bigram_terms("첫째 조각"), 10)
+        assert {h.chunk_id.split("#")[0] for h in hits} == set(reopened.fingerprints())
+    finally:
+        reopened.close()

@@ -589,6 +589,22 @@ class SqliteStore:
             finally:
                 self._db.execute("COMMIT")
 
+    def repair(self, analyzer) -> list[str]:
+        """Mend what :meth:`check` finds that can be derived without encoding again
+        (:func:`chaja.stores.sqlite_check.repair`), then rebuild the keyword file from
+        the keyword rows; returns what was done."""
+        from chaja.stores import sqlite_check
+
+        with self._lock:
+            done = sqlite_check.repair(self._db, analyzer, sqlite_keywords.log_added, sqlite_keywords.log_removed)
+        if done:
+            self._keywords.path.unlink(missing_ok=True)       # rebuilt from the keyword rows themselves
+            self._keywords.bm25 = None
+            self._matrix, self._rows, self._matrix_rowids = {}, {}, {}
+            self._matrix_seq = -1
+            self.compact(force=True)
+        return done
+
     def documents(self, *, after: str | None = None, limit: int = 100,
                   ids: list[str] | None = None) -> list[DocumentInfo]:
         cols = "SELECT id, title, lang, source, doc_type, date, path, fingerprint, n_chunks FROM documents"

@@ -10,9 +10,15 @@
   for the aligned ones).
 
 Each fault is one line saying what and where; an empty list means whole.
+
+:func:`repair` mends what can be derived without encoding anything again: it writes
+the missing keyword rows from the chunks' own text, drops keyword rows and chunks
+that have lost their owner, and removes documents whose chunks or vectors are
+damaged (the next ``chaja index`` of their files stores them whole again).
 """
 from __future__ import annotations
 
+import json
 import sqlite3
 
 #: vector column → the meta key that gives its dimension
@@ -52,3 +58,56 @@ def faults(db: sqlite3.Connection, known_schema: int, limit: int = 50) -> list[s
                                     f" AND length({column}) != ? LIMIT ?", (4 * dim, limit)):
             out.append(f"chunk {cid!r}: {column} holds {size // 4} numbers, the store's dimension is {dim}")
     return out
+
+
+def repair(db: sqlite3.Connection, analyzer, log_added, log_removed) -> list[str]:
+    """Mend the store in one write transaction; returns what it did, one line per act.
+    ``analyzer`` is the store's own; ``log_added(cur, rowids)`` and ``log_removed(cur,
+    doc_id)`` record the changes for the keyword postings."""
+    done: list[str] = []
+    cur = db.cursor()
+    cur.execute("BEGIN IMMEDIATE")
+    try:
+        broken = {doc_id for (doc_id,) in cur.execute(
+            "SELECT d.id FROM documents d LEFT JOIN chunks c ON c.doc_id = d.id GROUP BY d.id"
+            " HAVING count(c.rowid) != d.n_chunks OR (count(c.rowid) > 0 AND (min(c.ordinal) != 0"
+            " OR max(c.ordinal) != d.n_chunks - 1))")}
+        meta = dict(cur.execute("SELECT key, value FROM meta WHERE key IN ('dim', 'aligned_dim')"))
+        for column, key in _DIMS.items():
+            dim = int(meta.get(key) or 0)
+            if dim:
+                broken |= {d for (d,) in cur.execute(f"SELECT DISTINCT doc_id FROM chunks WHERE {column} IS NOT NULL"
+                                                      f" AND length({column}) != ?", (4 * dim,))}
+        for doc_id in sorted(broken):
+            log_removed(cur, doc_id)
+            cur.execute("DELETE FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks WHERE doc_id = ?)", (doc_id,))
+            cur.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
+            cur.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
+            done.append(f"removed document {doc_id!r} (damaged; index its file again)")
+        orphans = cur.execute("SELECT c.rowid, c.id FROM chunks c LEFT JOIN documents d ON d.id = c.doc_id"
+                              " WHERE d.id IS NULL").fetchall()
+        for rowid, cid in orphans:
+            cur.execute("INSERT INTO keyword_log (row, added) VALUES (?, 0)", (rowid,))
+            cur.execute("DELETE FROM chunks_fts WHERE rowid = ?", (rowid,))
+            cur.execute("DELETE FROM chunks WHERE rowid = ?", (rowid,))
+            done.append(f"removed chunk {cid!r} (its document is missing)")
+        stray = [r for (r,) in cur.execute("SELECT f.rowid FROM chunks_fts f LEFT JOIN chunks c ON c.rowid = f.rowid"
+                                            " WHERE c.rowid IS NULL")]
+        for rowid in stray:
+            cur.execute("INSERT INTO keyword_log (row, added) VALUES (?, 0)", (rowid,))
+            cur.execute("DELETE FROM chunks_fts WHERE rowid = ?", (rowid,))
+            done.append(f"removed keyword row {rowid} (no chunk)")
+        missing = cur.execute("SELECT c.rowid, c.id, c.title, c.heading, c.text FROM chunks c"
+                              " LEFT JOIN chunks_fts f ON f.rowid = c.rowid WHERE f.rowid IS NULL").fetchall()
+        for rowid, cid, title, heading, text in missing:
+            path = " ".join(json.loads(heading))
+            cur.execute("INSERT INTO chunks_fts (rowid, title, heading, body) VALUES (?,?,?,?)",
+                        (rowid, " ".join(analyzer(title)), " ".join(analyzer(path)), " ".join(analyzer(text))))
+            done.append(f"wrote the keyword row of chunk {cid!r}")
+        if missing:
+            log_added(cur, [r[0] for r in missing])
+        cur.execute("COMMIT")
+    except BaseException:
+        cur.execute("ROLLBACK")
+        raise
+    return done
