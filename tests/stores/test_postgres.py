@@ -609,3 +609,26 @@ def test_default_search_ranks_as_in_sqlite(pg_dsn, pg_schema, corpus_index, corp
             assert b.doc_ids() == a.doc_ids(), q
             for x, y in zip(a.chunks, b.chunks):
                 assert y.score == pytest.approx(x.score, abs=1e-3)
+
+
+def test_check_finds_a_whole_store_whole_and_names_damage(pg_dsn, pg_schema, build):
+    import psycopg
+
+    from chaja.stores.postgres import PostgresStore
+
+    store = PostgresStore(pg_dsn, schema=pg_schema)
+    try:
+        for i in range(3):
+            d, r = build.make_doc(f"d{i}", f"문서 {i}", ["첫째 조각", "둘째 조각"])
+            store.put_document(d, r)
+        assert store.check() == []
+        with psycopg.connect(pg_dsn, autocommit=True) as conn:
+            conn.execute(f'DELETE FROM "{pg_schema}".chunk_fts WHERE chunk_id = %s', ("d1#0",))
+            conn.execute(f'UPDATE "{pg_schema}".documents SET n_chunks = 5 WHERE id = %s', ("d2",))
+        found = store.check()
+        assert any("chunk 'd1#0': no keyword row" in f for f in found)
+        assert any("document 'd2': records 5 chunks, holds 2" in f for f in found)
+        assert any(f.startswith("keyword rows: 5 for 6 chunks") for f in found)
+        assert any(f.startswith("keyword statistics:") for f in found)
+    finally:
+        store.close()

@@ -977,6 +977,39 @@ class PostgresStore:
             (_clean(key), _clean(value)),
         ))
 
+    def check(self, limit: int = 50) -> list[str]:
+        """Faults that make this store less than whole, one line each (empty: whole): the
+        schema version, each document's chunks, keyword rows both ways, the keyword
+        statistics (``fts_stats``) against the rows. One repeatable-read snapshot."""
+        def read() -> list[str]:
+            out: list[str] = []
+            conn = self.conn
+            with conn.transaction():
+                conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+                version = self._current_version()
+                if version > SCHEMA_VERSION:
+                    out.append(f"schema: version {version} is not one this chaja knows")
+                for doc_id, want, got in conn.execute(self._q(
+                        "SELECT d.id, d.n_chunks, count(c.id) FROM {s}.documents d LEFT JOIN {s}.chunks c"
+                        " ON c.doc_id = d.id GROUP BY d.id, d.n_chunks HAVING count(c.id) != d.n_chunks LIMIT %s"),
+                        (limit,)):
+                    out.append(f"document {doc_id!r}: records {want} chunks, holds {got}")
+                for (cid,) in conn.execute(self._q(
+                        "SELECT c.id FROM {s}.chunks c LEFT JOIN {s}.chunk_fts f ON f.chunk_id = c.id"
+                        " WHERE f.chunk_id IS NULL LIMIT %s"), (limit,)):
+                    out.append(f"chunk {cid!r}: no keyword row")
+                chunks, fts, tokens, recorded = conn.execute(self._q(
+                    "SELECT (SELECT count(*) FROM {s}.chunks), (SELECT count(*) FROM {s}.chunk_fts),"
+                    " (SELECT coalesce(sum(n_tokens), 0) FROM {s}.chunk_fts),"
+                    " (SELECT row(chunks, tokens)::text FROM {s}.fts_stats LIMIT 1)")).fetchone()
+                if fts != chunks:
+                    out.append(f"keyword rows: {fts} for {chunks} chunks")
+                if recorded != f"({fts},{tokens})":
+                    out.append(f"keyword statistics: fts_stats says {recorded}, the rows hold ({fts},{tokens})")
+            return out
+
+        return self._run("cannot check the store", read)
+
     def documents(self, *, after: str | None = None, limit: int = 100,
                   ids: list[str] | None = None) -> list[DocumentInfo]:
         cols = "SELECT id, title, lang, source, doc_type, date, path, fingerprint, n_chunks FROM {s}.documents"
