@@ -180,3 +180,12 @@ def test_a_hub_over_postgresql(tmp_path, pg_dsn, pg_schema):
         assert c.delete("pg/en") and c.stats()["documents"] == 1
     finally:
         stop_hub(running)
+
+
+def test_listening_beyond_loopback_without_keys_is_warned_about(tmp_path):
+    running = start_hub(tmp_path / "wide.chaja", tmp_path / "wide.log", ["hub.host=0.0.0.0"])
+    try:
+        log = running.log.read_text(errors="replace")
+        assert "without API keys: anyone who reaches it can read and write" in log
+    finally:
+        stop_hub(running)
