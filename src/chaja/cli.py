@@ -24,12 +24,11 @@ from chaja.index import Index
 from chaja.loaders import LoadReport
 from chaja.progress import ProgressLine, bar
 from chaja.search.filters import Filters
-from chaja.search.results import SearchResult
+from chaja.search.result_json import SEARCH_SCHEMA, result_json, why_line  # noqa: F401 - part of the CLI's API
 from chaja.search.searcher import QueryError, check_query, check_top_k
 from chaja.snippets import snippet
 from chaja.stores import StoreError
 
-SEARCH_SCHEMA = "chaja.search/1"
 
 
 def load_config(args: argparse.Namespace) -> Config:
@@ -122,48 +121,6 @@ def unsupported(skipped: list[str]) -> str:
 
 
 # ---- search --------------------------------------------------------------
-def result_json(res: SearchResult, top_k: int) -> dict:
-    return {
-        "schema": SEARCH_SCHEMA,
-        "query": res.query,
-        "terms": res.terms,
-        "keyword_used": res.keyword_used,
-        "lists": res.lists,
-        "signals": res.signals,
-        "top_k": top_k,
-        "results": [
-            {
-                "rank": d.rank, "doc_id": d.doc_id, "title": d.title, "score": d.score,
-                "chunk_id": d.best.chunk.id, "heading": list(d.best.chunk.heading_path),
-                "snippet": snippet(d.best.chunk.text, res.terms),
-                "keyword_rank": d.best.keyword_rank, "vector_rank": d.best.vector_rank,
-                "keyword_score": d.best.keyword_score, "vector_score": d.best.vector_score,
-                "heading_rank": d.best.heading_rank, "heading_score": d.best.heading_score,
-                "ranks": d.best.ranks, "list_scores": d.best.scores,
-                "lang": d.best.chunk.lang, "source": d.best.chunk.source,
-                "doc_type": d.best.chunk.doc_type, "date": d.best.chunk.date,
-                "chunks": len(d.chunks),
-            }
-            for d in res.documents
-        ],
-    }
-
-
-def _fmt_rank(r: int | None) -> str:
-    return "-" if r is None else str(r)
-
-
-def why_line(d, keyword_used: bool) -> str:
-    """Why a document ranked where it did: its best chunk's place in each list."""
-    b = d.best
-    kw = f"keyword #{_fmt_rank(b.keyword_rank)}" + ("" if keyword_used or b.keyword_rank is None else " (not fused)")
-    return (f"{kw}, vector #{_fmt_rank(b.vector_rank)}"
-            + (f" (cos {b.vector_score:.3f})" if b.vector_score is not None else "")
-            + (f", heading #{b.heading_rank}" if b.heading_rank is not None else "")
-            + f", fused {b.score:.4f}" + (", reserved slot" if b.reserved else "")
-            + (f", {len(d.chunks)} chunks" if len(d.chunks) > 1 else ""))
-
-
 def cmd_search(args: argparse.Namespace) -> int:
     if args.hub:
         from chaja import cli_hub
@@ -235,14 +192,19 @@ def cmd_delete(args: argparse.Namespace) -> int:
     if args.hub:
         from chaja import cli_hub
         return cli_hub.delete(args)
-    missing = 0
     with open_existing(args.store, load_config(args)) as idx:
-        for doc_id in args.doc_ids:
-            if idx.delete(doc_id):
-                print(f"deleted {doc_id}")
-            else:
-                print(f"not found: {doc_id}", file=sys.stderr)
-                missing += 1
+        return delete_each(idx.delete, args.doc_ids)
+
+
+def delete_each(delete, doc_ids: list[str]) -> int:
+    """Delete each id with ``delete(id) -> found``, saying which were not there (exit 1 if any)."""
+    missing = 0
+    for doc_id in doc_ids:
+        if delete(doc_id):
+            print(f"deleted {doc_id}")
+        else:
+            print(f"not found: {doc_id}", file=sys.stderr)
+            missing += 1
     return 1 if missing else 0
 
 

@@ -67,11 +67,5 @@ def stats(args: argparse.Namespace) -> int:
 
 
 def delete(args: argparse.Namespace) -> int:
-    hub, missing = client(args), 0
-    for doc_id in args.doc_ids:
-        if hub.delete(doc_id):
-            print(f"deleted {doc_id}")
-        else:
-            print(f"not found: {doc_id}", file=sys.stderr)
-            missing += 1
-    return 1 if missing else 0
+    from chaja.cli import delete_each
+    return delete_each(client(args).delete, args.doc_ids)

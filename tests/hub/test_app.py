@@ -12,7 +12,7 @@ import pytest
 import chaja
 from chaja.client import HubError
 
-from conftest import READ_KEY, WRITE_KEY
+from hubs import READ_KEY, WRITE_KEY
 from raw import call, open_socket, read_response
 
 

@@ -8,7 +8,7 @@ import pytest
 schemathesis = pytest.importorskip("schemathesis", reason="schemathesis is in the dev extra")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 
-from conftest import start_hub, stop_hub  # noqa: E402
+from hubs import start_hub, stop_hub  # noqa: E402
 
 
 @pytest.fixture(scope="module")

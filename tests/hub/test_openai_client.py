@@ -6,7 +6,7 @@ import pytest
 
 import chaja
 
-from conftest import READ_KEY
+from hubs import READ_KEY
 
 openai = pytest.importorskip("openai", reason="the openai package is in the dev extra")
 

@@ -16,7 +16,7 @@ import pytest
 from chaja import cli
 from chaja.client import HubError
 
-from conftest import WRITE_KEY, start_hub, stop_hub
+from hubs import WRITE_KEY, start_hub, stop_hub
 from raw import call
 
 

@@ -9,6 +9,7 @@ its schema, 503 while the encoders load or when every reader stays busy.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import contextlib
 import hashlib
 import json
@@ -26,7 +27,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import chaja
-from chaja.cli import result_json, why_line
+from chaja.search.result_json import result_json, why_line
 from chaja.encoders.base import model_of
 from chaja.hub import writer
 from chaja.hub.auth import Keys
@@ -35,8 +36,6 @@ from chaja.hub.models import DocumentsIn, EmbeddingsIn, PruneIn, SearchIn
 from chaja.hub.state import Busy, Hub, NotReady
 from chaja.documents import Document, Section
 from chaja.loaders import assign_language, document_from_record
-from chaja.search.filters import FilterError
-from chaja.search.searcher import QueryError
 from chaja.stores import StoreError
 
 
@@ -59,12 +58,6 @@ def _finite(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_finite(v) for v in value]
     return value
-
-
-def _document_json(info) -> dict:
-    return {"id": info.id, "title": info.title, "lang": info.lang, "source": info.source,
-            "doc_type": info.doc_type, "date": info.date, "path": info.path,
-            "fingerprint": info.fingerprint, "chunks": info.chunks}
 
 
 def _document(rec, doc_id: str, i: int) -> Document:
@@ -139,10 +132,13 @@ def create_app(hub: Hub, *, own: bool = True) -> FastAPI:
         return SafeJSONResponse({"detail": exc.detail}, status_code=exc.status_code,
                                 headers=getattr(exc, "headers", None))
 
-    for kind, status in ((QueryError, 400), (FilterError, 400), (ValueError, 400), (StoreError, 500)):
-        def handler(request: Request, exc: Exception, status=status):
-            return SafeJSONResponse({"detail": str(exc)}, status_code=status)
-        app.add_exception_handler(kind, handler)
+    @app.exception_handler(ValueError)         # QueryError and FilterError among them
+    async def refused(request: Request, exc: ValueError):
+        return SafeJSONResponse({"detail": str(exc)}, status_code=400)
+
+    @app.exception_handler(StoreError)
+    async def store_failed(request: Request, exc: StoreError):
+        return SafeJSONResponse({"detail": str(exc)}, status_code=500)
 
     @app.exception_handler(Exception)
     async def failed(request: Request, exc: Exception):
@@ -165,7 +161,7 @@ def create_app(hub: Hub, *, own: bool = True) -> FastAPI:
              responses={503: {"description": "still loading, or start-up failed"}})
     def readyz():
         if hub.ready.is_set():
-            return {"status": "ready", "encoder": hub.encoder_name}
+            return {"status": "ready", "encoder": hub.encoder.name}
         body = {"status": "failed", "error": hub.error} if hub.error else {"status": "loading"}
         return SafeJSONResponse(body, status_code=503)
 
@@ -222,7 +218,7 @@ def create_app(hub: Hub, *, own: bool = True) -> FastAPI:
                        limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict:
         with hub.reader() as idx:
             got = idx.store.documents(after=after, limit=limit)
-        return {"documents": [_document_json(d) for d in got],
+        return {"documents": [dataclasses.asdict(d) for d in got],
                 "next": got[-1].id if len(got) == limit else None}
 
     @app.get("/v1/documents/{doc_id:path}", tags=["documents"], dependencies=[read],
@@ -233,7 +229,7 @@ def create_app(hub: Hub, *, own: bool = True) -> FastAPI:
             if not got:
                 raise HTTPException(404, f"no document {doc_id!r}")
             chunks = idx.store.chunks(got[0].chunk_ids)
-        out = _document_json(got[0])
+        out = dataclasses.asdict(got[0])
         out["chunk_list"] = [{"id": c.id, "heading": list(c.heading_path), "text": c.text}
                              for c in sorted(chunks.values(), key=lambda c: c.ordinal)]
         return out
@@ -270,9 +266,9 @@ def create_app(hub: Hub, *, own: bool = True) -> FastAPI:
             raise HTTPException(422, "input is empty")
         if len(texts) > cfg.max_inputs:
             raise HTTPException(413, f"{len(texts)} inputs in one request; the limit is {cfg.max_inputs}")
-        with hub.reader() as idx:
-            enc = idx.encoder
-        served = {enc.name, model_of(enc.name), model_of(enc.name).split("@")[0], "chaja"}
+        hub.require_ready()
+        enc = hub.encoder
+        served = {enc.name, model_of(enc.name), "chaja"}
         if body.model not in served:
             raise HTTPException(404, f"model {body.model!r} is not served here; use {model_of(enc.name)!r}")
         if body.dimensions is not None and body.dimensions != enc.dim:
@@ -290,16 +286,9 @@ def create_app(hub: Hub, *, own: bool = True) -> FastAPI:
                 "seconds": round(time.perf_counter() - t, 6)}
 
     # ---- the outer layers: metrics, then limits ----------------------------------
-    app.add_middleware(_Limited, max_bytes=cfg.max_body_bytes, timeout_s=cfg.body_timeout_s)
+    app.add_middleware(BodyLimits, max_bytes=cfg.max_body_bytes, timeout_s=cfg.body_timeout_s)
     app.add_middleware(_Measured, hub=hub)     # outermost: refusals by the limits are counted too
     return app
-
-
-class _Limited(BodyLimits):
-    """:class:`~chaja.hub.limits.BodyLimits` as a middleware class FastAPI can add."""
-
-    def __init__(self, app, max_bytes: int, timeout_s: float):
-        super().__init__(app, max_bytes=max_bytes, timeout_s=timeout_s)
 
 
 class _Measured:

@@ -55,7 +55,7 @@ class Hub:
         self._readers: list[Index] = []
         self.ready = threading.Event()
         self.error: str | None = None
-        self.encoder_name: str | None = None
+        self.encoder = None          # the readers' e5 encoder, once loaded
         Index.open(self.location, config).close()   # a path that is no store fails here, before serving
         self.metrics.gauge("chaja_store_documents", "documents in the store", lambda: self._stats().documents)
         self.metrics.gauge("chaja_store_chunks", "chunks in the store", lambda: self._stats().chunks)
@@ -102,7 +102,7 @@ class Hub:
             writes.result()
             for idx in self._readers:
                 self._free.put(idx)
-            self.encoder_name = enc.name
+            self.encoder = enc
             self.ready.set()
         except BrokenProcessPool:
             self.error = "the writer process failed to start (its error is above)"
@@ -112,10 +112,13 @@ class Hub:
             print(f"hub: start-up failed: {self.error}", file=sys.stderr)
 
     # ---- use ---------------------------------------------------------------
-    @contextmanager
-    def reader(self, wait_s: float | None = None) -> Iterator[Index]:
+    def require_ready(self) -> None:
         if not self.ready.is_set():
             raise NotReady(self.error or "the hub is loading its encoders")
+
+    @contextmanager
+    def reader(self, wait_s: float | None = None) -> Iterator[Index]:
+        self.require_ready()
         try:
             idx = self._free.get(timeout=self.wait_s if wait_s is None else wait_s)
         except queue.Empty:
@@ -132,8 +135,7 @@ class Hub:
     def write(self, job: Callable[..., T], *args) -> T:
         """Run ``job(*args)`` (a function of :mod:`chaja.hub.writer`) in the writer process,
         after the writes before it."""
-        if not self.ready.is_set():
-            raise NotReady(self.error or "the hub is loading its encoders")
+        self.require_ready()
         try:
             return self._writer_pool().submit(job, *args).result()
         except BrokenProcessPool:

@@ -141,5 +141,3 @@ def _text(key: str, value: str) -> str:
         raise FilterError(f"filter {key!r}: not valid Unicode text (a lone surrogate)") from None
     return value
 
-
-NONE = Filters()

@@ -108,7 +108,7 @@ class Searcher:
     def keyword_list(self, terms: list[str], n: int, field: str = "all", lang: str | None = None,
                      where: Filters | None = None) -> list[Hit]:
         return self.store.keyword(terms, n, title_weight=self.cfg.title_weight,
-                                  heading_weight=self.cfg.heading_weight, field=field, lang=lang, **_only(where))
+                                  heading_weight=self.cfg.heading_weight, field=field, lang=lang, where=where)
 
     @property
     def language_means(self) -> dict[str, np.ndarray]:
@@ -138,11 +138,11 @@ class Searcher:
         if q is None:
             q = self.query_vector(text)
         if not (self.cfg.language_centering and self.language_means):
-            return self.store.vector(q, n, **_only(where))
-        merged = {h.chunk_id: h.score for h in self.store.vector(q, n, **_only(where))}   # languages without a mean
+            return self.store.vector(q, n, where=where)
+        merged = {h.chunk_id: h.score for h in self.store.vector(q, n, where=where)}   # languages without a mean
         for lang, mu in self.language_means.items():
             offset = float(q @ mu)
-            for h in self.store.vector(q, n, lang=lang, **_only(where)):
+            for h in self.store.vector(q, n, lang=lang, where=where):
                 merged[h.chunk_id] = h.score - offset
         best = sorted(merged.items(), key=lambda kv: (-kv[1], kv[0]))[:n]
         return [Hit(cid, s) for cid, s in best]
@@ -151,13 +151,13 @@ class Searcher:
                                where: Filters | None = None) -> dict[str, list[Hit]]:
         """One vector list per language other than the query's (``qlang``), so the best page
         of the other language competes even when same-language pages fill the global list."""
-        own = self.store.vector(q, 1, lang=qlang, **_only(where))
+        own = self.store.vector(q, 1, lang=qlang, where=where)
         own_best = own[0].score if own else float("-inf")
         out = {}
         for lang in self.language_means:
             if lang == qlang:
                 continue
-            hits = self.store.vector(q, n, lang=lang, **_only(where))
+            hits = self.store.vector(q, n, lang=lang, where=where)
             if hits and hits[0].score >= own_best - self.cfg.cross_language_margin:
                 out[f"vector:{lang}"] = hits
         return out
@@ -190,7 +190,7 @@ class Searcher:
         qa = self.aligned.encode_queries([text])[0]
         out = {}
         for name, on in (("aligned", cfg.aligned_list), ("aligned_heading", cfg.aligned_heading_list)):
-            hits = self.store.vector(qa, n, field=name, **_only(where)) if on else []
+            hits = self.store.vector(qa, n, field=name, where=where) if on else []
             if hits:
                 out[name] = hits
         return out, qa
@@ -291,7 +291,7 @@ class Searcher:
             return SearchResult(query=text, terms=terms, keyword_used=keyword_used, chunks=[], documents=[],
                                 abstained=True, signals=signals)
         lists: dict[str, list[Hit]] = {"vector": vector}
-        heading = (self.store.vector(qv, n, field="heading", **_only(where))
+        heading = (self.store.vector(qv, n, field="heading", where=where)
                    if cfg.heading_list and qv is not None else [])
         if heading:
             lists["heading"] = heading
@@ -371,10 +371,3 @@ class Searcher:
                 scores[cid] *= chunk_multiplier(chunks[cid], cfg.source_weights, cfg.half_life_days, now)
         order = sorted((cid for cid, _ in fused), key=lambda c: -scores[c])
         return order, scores, chunks
-
-
-
-def _only(where: Filters | None) -> dict:
-    """The ``where`` keyword for a store call: absent when there is no filter (so a store
-    without filter support still serves unfiltered searches)."""
-    return {"where": where} if where else {}

@@ -1,0 +1,50 @@
+"""A search result as JSON (schema ``chaja.search/1``: ``chaja search --json`` and the
+hub's ``POST /v1/search``) and as the one-line "why" each result carries."""
+from __future__ import annotations
+
+from chaja.search.results import DocumentResult, SearchResult
+from chaja.snippets import snippet
+
+SEARCH_SCHEMA = "chaja.search/1"
+
+
+def result_json(res: SearchResult, top_k: int) -> dict:
+    return {
+        "schema": SEARCH_SCHEMA,
+        "query": res.query,
+        "terms": res.terms,
+        "keyword_used": res.keyword_used,
+        "lists": res.lists,
+        "signals": res.signals,
+        "top_k": top_k,
+        "results": [
+            {
+                "rank": d.rank, "doc_id": d.doc_id, "title": d.title, "score": d.score,
+                "chunk_id": d.best.chunk.id, "heading": list(d.best.chunk.heading_path),
+                "snippet": snippet(d.best.chunk.text, res.terms),
+                "keyword_rank": d.best.keyword_rank, "vector_rank": d.best.vector_rank,
+                "keyword_score": d.best.keyword_score, "vector_score": d.best.vector_score,
+                "heading_rank": d.best.heading_rank, "heading_score": d.best.heading_score,
+                "ranks": d.best.ranks, "list_scores": d.best.scores,
+                "lang": d.best.chunk.lang, "source": d.best.chunk.source,
+                "doc_type": d.best.chunk.doc_type, "date": d.best.chunk.date,
+                "chunks": len(d.chunks),
+            }
+            for d in res.documents
+        ],
+    }
+
+
+def _fmt_rank(r: int | None) -> str:
+    return "-" if r is None else str(r)
+
+
+def why_line(d: DocumentResult, keyword_used: bool) -> str:
+    """Why a document ranked where it did: its best chunk's place in each list."""
+    b = d.best
+    kw = f"keyword #{_fmt_rank(b.keyword_rank)}" + ("" if keyword_used or b.keyword_rank is None else " (not fused)")
+    return (f"{kw}, vector #{_fmt_rank(b.vector_rank)}"
+            + (f" (cos {b.vector_score:.3f})" if b.vector_score is not None else "")
+            + (f", heading #{b.heading_rank}" if b.heading_rank is not None else "")
+            + f", fused {b.score:.4f}" + (", reserved slot" if b.reserved else "")
+            + (f", {len(d.chunks)} chunks" if len(d.chunks) > 1 else ""))
