@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -27,6 +28,17 @@ def corpus(folder, n: int = 60) -> None:
             fh.write(json.dumps({"id": f"doc-{i:03d}", "title": f"문서 {i}", "text": body}, ensure_ascii=False) + "\n")
 
 
+def stored(store) -> int:
+    """Documents a store holds, read without opening it as chaja would (0 before it exists)."""
+    if not store.exists():
+        return 0
+    try:
+        with sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=5) as db:
+            return db.execute("SELECT count(*) FROM documents").fetchone()[0]
+    except sqlite3.OperationalError:                 # created but no tables yet
+        return 0
+
+
 def index_cmd(folder, store) -> list[str]:
     return [sys.executable, "-m", "chaja.cli", "index", str(folder), "--store", str(store), "--quiet",
             "--set", "encoder.batch_size=2"]
@@ -46,7 +58,10 @@ def test_sigkill_at_random_points_leaves_a_whole_store(tmp_path):
     partial = 0
     for _ in range(KILLS):
         proc = subprocess.Popen(index_cmd(folder, store), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(2.0, 9.0))            # model loading, then somewhere in the writes
+        give_up = time.monotonic() + 300
+        while proc.poll() is None and stored(store) <= len(stored_before) and time.monotonic() < give_up:
+            time.sleep(0.05)                         # until this run has written something (whatever the speed)
+        time.sleep(rng.uniform(0.0, 1.0))            # then somewhere further in the writes
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         if not store.exists():

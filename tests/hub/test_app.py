@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import select
-import time
 
 import numpy as np
 import pytest
@@ -39,9 +38,7 @@ def test_every_other_route_refuses_a_missing_or_wrong_key(hub, method, path, bod
         assert status == 401, (key, out)
         assert "Bearer" in headers.get("www-authenticate", "") and "API key" in out["detail"]
     status, out, _ = call(hub.url, method, path, body, key=READ_KEY)
-    assert status == (403 if writes else status) and status not in (401, 500)
-    if not writes:
-        assert status in (200, 404), out
+    assert status == 403 if writes else status in (200, 404), out
 
 
 def test_the_write_key_also_reads(hub):
@@ -187,13 +184,11 @@ def test_a_stalled_body_times_out_and_blocks_no_one(hub):
     stalled = open_socket(hub.url)
     stalled.sendall(b"POST /v1/search HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                     b"Authorization: Bearer " + READ_KEY.encode() + b"\r\nContent-Length: 100\r\n\r\n{\"query\"")
-    began = time.monotonic()
     assert hub.client().search("타이어 공기압", 3)["results"]          # served while the other waits
     assert call(hub.url, "GET", "/healthz")[0] == 200
     status, body = read_response(stalled)
     stalled.close()
-    assert status == 408 and b"did not arrive" in body
-    assert time.monotonic() - began < 60
+    assert status == 408 and b"did not arrive" in body     # (the socket gives up after 30 s otherwise)
 
 
 def test_a_batch_over_the_limit_is_refused(hub):
