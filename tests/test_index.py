@@ -52,3 +52,20 @@ def test_settings_for_one_search_leave_the_config_alone(corpus_index):
 def test_filters_in_the_library(corpus_index):
     res = corpus_index.search("dividend 배당", filters={"lang": "en"})
     assert res.documents and {d.best.chunk.lang for d in res.documents} == {"en"}
+
+
+def test_refresh_catches_up_with_another_index_writing_the_same_store(corpus_index, tmp_path, encoder):
+    path = tmp_path / "copy.chaja"
+    shutil.copy(corpus_index.store.path, path)
+    with chaja.open(path, encoder=encoder) as reader, chaja.open(path, encoder=encoder) as writer:
+        question = "how do I remove limescale from my kettle"
+        assert "kettle" not in [d.doc_id for d in reader.search(question, 5).documents]
+        assert reader.refresh() is False                      # nothing written since it looked
+        page = tmp_path / "kettle.md"
+        page.write_text("# Kettle descaling\n\nFill the kettle with equal parts white vinegar and water, "
+                        "boil, leave it for an hour, then rinse twice.\n", encoding="utf-8")
+        writer.add([page])
+        assert reader.refresh() is True
+        assert reader.refresh() is False
+        found = [d for d in reader.search(question, 5).documents if d.doc_id == "kettle"]
+        assert found and found[0].best.vector_rank is not None

@@ -172,6 +172,22 @@ class Index:
             self._token = token
         return self._searcher
 
+    def refresh(self) -> bool:
+        """Catch up with what the store has committed since this index last read it (any
+        process's writes): the searcher and its statistics, and the store's in-memory
+        keyword index and vectors. A search does this itself before it ranks; calling it
+        between searches (as the hub does after each write) takes that work off the next
+        search's time. True when there was something to catch up with."""
+        refresh = getattr(self.store, "refresh", None)
+        changed = bool(refresh()) if refresh is not None else False
+        before = self._searcher
+        searcher = self.searcher()
+        changed = changed or searcher is not before
+        searcher.language_means, searcher.languages      # noqa: B018 - read to cache them
+        if self.config.search.fusion == "calibrated":
+            searcher.background                          # noqa: B018
+        return changed
+
     def search(self, text: str, top_k: int | None = None, filters: Filters | Mapping | None = None,
                settings: Mapping[str, object] | None = None) -> SearchResult:
         """Hybrid search. ``filters`` keeps results to chunks whose fields match

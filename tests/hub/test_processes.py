@@ -4,6 +4,7 @@ CLI pointed at the hub, a hub over PostgreSQL."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -20,6 +21,20 @@ from hubs import WRITE_KEY, start_hub, stop_hub
 from raw import call
 
 
+def _refreshes(hub) -> int:
+    """How many times an idle reader has caught up with a write (the hub's metric)."""
+    text = hub.client().request("GET", "/metrics")
+    m = re.search(r"^chaja_reader_refresh_seconds_count (\d+)", text, re.M)
+    return int(m.group(1)) if m else 0
+
+
+def _wait_for_refreshes(hub, above: int, timeout: float = 15.0) -> int:
+    end = time.monotonic() + timeout
+    while (now := _refreshes(hub)) <= above and time.monotonic() < end:
+        time.sleep(0.1)
+    return now
+
+
 def test_a_document_written_by_another_process_is_found_by_vector(hub, tmp_path):
     page = tmp_path / "extra"
     page.mkdir()
@@ -27,13 +42,27 @@ def test_a_document_written_by_another_process_is_found_by_vector(hub, tmp_path)
                                     "water, boil, leave it for an hour, then rinse twice.\n", encoding="utf-8")
     before = hub.client().search("how do I remove limescale from my kettle", 5)["results"]
     assert "kettle" not in [r["doc_id"] for r in before]
+    refreshed = _refreshes(hub)
     done = subprocess.run([sys.executable, "-m", "chaja.cli", "index", str(page), "--store", str(hub.store),
                            "--quiet"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
+    # idle readers catch up with a write of another process by themselves, before any search
+    assert _wait_for_refreshes(hub, refreshed) > refreshed
     after = hub.client().search("how do I remove limescale from my kettle", 5)["results"]
     found = [r for r in after if r["doc_id"] == "kettle"]
     assert found and found[0]["vector_rank"] is not None and found[0]["rank"] <= 2
     assert hub.writer.delete("kettle")
+
+
+def test_idle_readers_catch_up_after_the_hubs_own_write(hub):
+    refreshed = _refreshes(hub)
+    hub.writer.add_documents([{"id": "refresh/1", "title": "Refresh probe",
+                               "text": "A page written to see the readers catch up."}])
+    try:
+        assert _wait_for_refreshes(hub, refreshed) > refreshed
+        assert hub.client().search("readers catch up probe", 3)["results"][0]["doc_id"] == "refresh/1"
+    finally:
+        assert hub.writer.delete("refresh/1")
 
 
 def test_searches_and_health_answer_while_an_ingest_runs(hub):

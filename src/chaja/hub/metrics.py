@@ -3,6 +3,7 @@
     chaja_requests_total{route, method, status}     counter
     chaja_request_seconds{route}                    histogram
     chaja_encode_seconds{encoder}                   histogram (query and passage encoding)
+    chaja_reader_refresh_seconds                    histogram (an idle reader catching up with a write)
     chaja_store_documents, chaja_store_chunks       gauges, read when scraped
 
 Histograms use fixed buckets (seconds) and export ``_bucket``, ``_sum`` and ``_count``.
@@ -78,6 +79,8 @@ class Metrics:
         self.latency = Histogram("chaja_request_seconds", "HTTP request latency by route", ("route",))
         self.encode = Histogram("chaja_encode_seconds", "time spent encoding text, per encoder call",
                                 ("encoder",))
+        self.refresh = Histogram("chaja_reader_refresh_seconds",
+                                 "time an idle reader spent catching up with the store's writes", ())
         self.gauges: dict[str, tuple[str, Callable[[], float]]] = {}
         self.started = time.time()
 
@@ -90,12 +93,17 @@ class Metrics:
         with self._lock:
             self.encode.observe(seconds, encoder)
 
+    def refreshed(self, seconds: float) -> None:
+        with self._lock:
+            self.refresh.observe(seconds)
+
     def gauge(self, name: str, help_: str, read: Callable[[], float]) -> None:
         self.gauges[name] = (help_, read)
 
     def render(self) -> str:
         with self._lock:
-            lines = self.requests.render() + self.latency.render() + self.encode.render()
+            lines = (self.requests.render() + self.latency.render() + self.encode.render()
+                     + self.refresh.render())
         for name, (help_, read) in sorted(self.gauges.items()):
             try:
                 value = float(read())

@@ -9,6 +9,11 @@
 - **Writer**: one Index in a process of its own (:mod:`chaja.hub.writer`), fed one
   write at a time, at a lower CPU priority and with its own e5 session, so an ingest
   takes the cycles searches leave. Should it die, the next write starts a new one.
+- **Catching up**: after each write the hub's writer makes, and every
+  ``hub.refresh_interval_s`` for writes of other processes, a background thread
+  borrows each idle reader in turn and brings it up to date
+  (:meth:`~chaja.index.Index.refresh`), so the first search after a write does not
+  pay for reading it (about 20 ms on a store of 4,000 chunks).
 - **Readiness**: the encoders load in a background thread at start-up, with one
   search to warm the caches; until then searches and embeddings answer 503.
 """
@@ -19,6 +24,7 @@ import os
 import queue
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -54,6 +60,9 @@ class Hub:
         self._free: queue.Queue[Index] = queue.Queue()
         self._readers: list[Index] = []
         self.ready = threading.Event()
+        self._wrote = threading.Event()           # set after each write, wakes the refresher
+        self._closing = threading.Event()
+        self._refreshing: threading.Thread | None = None
         self.error: str | None = None
         self.encoder = None          # the readers' e5 encoder, once loaded
         Index.open(self.location, config).close()   # a path that is no store fails here, before serving
@@ -104,12 +113,37 @@ class Hub:
                 self._free.put(idx)
             self.encoder = enc
             self.ready.set()
+            self._refreshing = threading.Thread(target=self._refresher, name="chaja-hub-refresh", daemon=True)
+            self._refreshing.start()
         except BrokenProcessPool:
             self.error = "the writer process failed to start (its error is above)"
             print(f"hub: start-up failed: {self.error}", file=sys.stderr)
         except Exception as exc:   # noqa: BLE001 - reported by /readyz and on stderr
             self.error = f"{type(exc).__name__}: {exc}"
             print(f"hub: start-up failed: {self.error}", file=sys.stderr)
+
+    def _refresher(self) -> None:
+        """Bring idle readers up to date after each write and every refresh interval; a
+        reader in use is left alone (its next search catches up itself)."""
+        interval = float(self.config.hub.refresh_interval_s) or None
+        while not self._closing.is_set():
+            self._wrote.wait(interval)
+            self._wrote.clear()
+            if self._closing.is_set():
+                return
+            for _ in range(len(self._readers)):
+                try:
+                    idx = self._free.get_nowait()
+                except queue.Empty:
+                    break
+                began = time.perf_counter()
+                try:
+                    if idx.refresh():
+                        self.metrics.refreshed(time.perf_counter() - began)
+                except Exception as exc:   # noqa: BLE001 - the next search meets the same error and reports it
+                    print(f"hub: catching up with the store failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+                finally:
+                    self._free.put(idx)
 
     # ---- use ---------------------------------------------------------------
     def require_ready(self) -> None:
@@ -142,8 +176,12 @@ class Hub:
             with self._writes_lock:
                 self._writes = None          # the next write starts a new writer
             raise Busy("the writer process stopped; it restarts on the next write, which may be retried") from None
+        finally:
+            self._wrote.set()
 
     def close(self) -> None:
+        self._closing.set()
+        self._wrote.set()
         with self._writes_lock:
             if self._writes is not None:
                 try:
@@ -152,6 +190,8 @@ class Hub:
                     pass
                 self._writes.shutdown(wait=True)
                 self._writes = None
+        if self._refreshing is not None:
+            self._refreshing.join(timeout=30)     # it may hold a reader
         for idx in self._readers:
             idx.close()
         self._readers.clear()

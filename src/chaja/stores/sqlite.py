@@ -363,17 +363,34 @@ class SqliteStore:
                 return False
             touched = sorted({r for (r,) in self._db.execute(
                 "SELECT row FROM keyword_log WHERE seq > ? AND seq <= ?", (self._matrix_seq, seq))})
+            rows, self._rows = self._rows, {}
             for field, (mat, ids, langs) in list(self._matrix.items()):
                 if mat.shape[1] != self._dim(field):      # read before the field had vectors
                     del self._matrix[field], self._matrix_rowids[field]
                     continue
                 self._matrix[field], self._matrix_rowids[field] = self._overlay(
                     field, VECTOR_FIELDS[field], (mat, ids, langs), self._matrix_rowids[field], touched)
+                row = rows.get(field)
+                new_ids = self._matrix[field][1]
+                if row is not None and len(row) == len(ids) and new_ids[:len(ids)] == ids:
+                    # rows were only appended: extend the id map instead of rebuilding it
+                    row.update((cid, i) for i, cid in enumerate(new_ids[len(ids):], len(ids)))
+                    self._rows[field] = row
         finally:
             if own:
                 self._db.execute("COMMIT")
-        self._rows = {}
         return True
+
+    def refresh(self) -> bool:
+        """Apply every write committed since this store last looked (any process's) to the
+        keyword index and the vector matrices already read, and rebuild their id maps, so
+        that the next search does not pay for it (a search would do it first); True when
+        there was a write to apply."""
+        before = self._keywords.seq if self._keywords.bm25 is not None else None
+        self._fresh()
+        for field in list(self._matrix):
+            self._row_of(field)
+        return self._keywords.seq != before
 
     def _vectors(self, field: str = "chunk") -> tuple[np.ndarray, list[str], np.ndarray]:
         """(matrix, chunk ids, languages) of one vector field, rows in rowid order (the
