@@ -93,3 +93,40 @@ def test_a_reader_never_sees_half_a_document(tmp_path):
             time.sleep(0.05)
     assert writer.returncode == 0, writer.stderr.read()
     assert len(seen_counts) > 2                       # it looked while documents were arriving
+
+
+def staged_rows(store) -> int:
+    try:
+        with sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=5) as db:
+            return db.execute("SELECT count(*) FROM staged_chunks").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+
+
+@pytest.mark.slow
+def test_sigkill_while_a_long_document_streams_shows_none_of_it_and_the_next_run_finishes_it(tmp_path):
+    folder, store = tmp_path / "docs", tmp_path / "long.chaja"
+    folder.mkdir()
+    rng = random.Random(3)
+    words = "보증 기간 배수 펌프 필터 청소 전원 전구 교체 warranty drain pump filter bulb power".split()
+    text = "\n\n".join(" ".join(rng.choice(words) for _ in range(12)) for _ in range(120))
+    (folder / "log.txt").write_text(text, encoding="utf-8")
+    cmd = index_cmd(folder, store) + ["--set", "index.chunk_chars=100"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    give_up = time.monotonic() + 300
+    while proc.poll() is None and staged_rows(store) < 16 and time.monotonic() < give_up:
+        time.sleep(0.05)                                 # two batches staged
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert staged_rows(store) >= 16 and stored(store) == 0   # staged, and not shown in part
+    with SqliteStore(store) as s:
+        assert s.check() == []
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr
+    got = check(store)
+    assert got.returncode == 0 and "whole: 1 documents" in got.stdout, got.stdout + got.stderr
+    from chaja.chunking import chunk_document
+    from chaja.loaders import load_paths
+    expected = len(chunk_document(next(iter(load_paths([folder]))), 100))
+    with SqliteStore(store) as s:
+        assert s.stats().chunks == expected and s.staged() == {}

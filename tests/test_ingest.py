@@ -1,6 +1,8 @@
 """Indexing: idempotent re-index, replace, prune, and a crash mid-ingest."""
 import shutil
 
+import numpy as np
+
 import pytest
 
 import chaja
@@ -87,3 +89,106 @@ def test_store_refuses_another_model(tmp_path, encoder, corpus):
     with chaja.open(path, encoder=other) as idx:
         with pytest.raises(chaja.index.StoreError, match="indexed with"):
             idx.search("유상증자")
+
+
+def long_document(n: int = 24, doc_id: str = "long") -> Document:
+    """One section of ``n`` paragraphs, each its own chunk at a chunk size of 100."""
+    rows = [f"{i}번째 문단: 배수 펌프 필터를 {i}회 청소한 기록입니다. Filter cleaning log entry {i}." for i in range(n)]
+    return Document(id=doc_id, title="긴 점검 기록", sections=[Section((), "\n\n".join(rows))], lang="ko")
+
+
+def small_batches(idx) -> None:
+    idx.config.encoder.batch_size = 2          # 8 chunks a batch: a long document has several
+    idx.config.index.chunk_chars = 100
+
+
+def stored_chunks(path):
+    with chaja.open(path) as idx:
+        rows = idx.store._db.execute("SELECT id, text, vector, aligned_vector FROM chunks ORDER BY id").fetchall()
+    return rows
+
+
+def test_a_long_document_is_staged_in_batches_and_shown_only_whole(tmp_path, encoder):
+    path = tmp_path / "s.chaja"
+    seen = []
+    with chaja.open(path, encoder=encoder) as idx, chaja.open(path, encoder=encoder) as reader:
+        small_batches(idx)
+
+        def watch(p):   # a reader beside the writer, at every step of the long document
+            seen.append((p.chunks_done, reader.store.stats().documents, sum(reader.store.staged().values())))
+
+        report = idx.add_documents([long_document()], progress=watch)
+        assert (report.added, report.chunks) == (1, 24)
+        staged_steps = [s for s in seen if s[2]]
+        assert len(staged_steps) >= 2 and all(docs == 0 for _, docs, _ in staged_steps)
+        assert [s for _, _, s in staged_steps] == sorted(s for _, _, s in staged_steps)   # batch after batch
+        assert seen[-1][1:] == (1, 0)              # published whole, nothing left staged
+        assert idx.check() == []
+        assert idx.search("배수 펌프 필터 청소").documents[0].doc_id == "long"
+    # the same document written in one transaction stores the same chunks and vectors
+    whole = tmp_path / "whole.chaja"
+    with chaja.open(whole, encoder=encoder) as idx:
+        idx.config.index.chunk_chars = 100      # batches of 128: no staging
+        idx.add_documents([long_document()])
+    a, b = stored_chunks(path), stored_chunks(whole)
+    assert [r[:2] for r in a] == [r[:2] for r in b]
+    for x, y in zip(a, b):
+        assert np.allclose(np.frombuffer(x[2], np.float32), np.frombuffer(y[2], np.float32), atol=1e-5)
+        assert np.allclose(np.frombuffer(x[3], np.float32), np.frombuffer(y[3], np.float32), atol=1e-5)
+
+
+def crash_while_staging(path, encoder, doc: Document) -> int:
+    """Index ``doc`` with an encoder that fails in its third batch; the chunks left staged."""
+    idx = chaja.open(path, encoder=CountingEncoder(encoder, fail_after=20))
+    small_batches(idx)
+    with pytest.raises(KeyboardInterrupt):
+        idx.add_documents([doc])
+    staged = idx.store.staged()
+    assert idx.store.stats().documents == 0                      # not shown in part
+    idx.close()
+    return staged[doc.id]
+
+
+def test_an_interrupted_long_document_resumes_after_its_staged_batches(tmp_path, encoder):
+    path = tmp_path / "s.chaja"
+    staged = crash_while_staging(path, encoder, long_document())
+    assert staged == 16                                          # two batches of 8 committed
+    counting = CountingEncoder(encoder)
+    with chaja.open(path, encoder=counting) as idx:
+        small_batches(idx)
+        report = idx.add_documents([long_document()])
+        assert (report.added, report.chunks) == (1, 24)
+        assert counting.passages == 24 - staged                  # only what was not staged is encoded
+        assert idx.store.staged() == {} and idx.check() == []
+    clean = tmp_path / "clean.chaja"
+    with chaja.open(clean, encoder=encoder) as idx:
+        small_batches(idx)
+        idx.add_documents([long_document()])
+    a, b = stored_chunks(path), stored_chunks(clean)
+    assert [r[:2] for r in a] == [r[:2] for r in b]
+    assert all(np.allclose(np.frombuffer(x[2], np.float32), np.frombuffer(y[2], np.float32), atol=1e-5)
+               for x, y in zip(a, b))
+
+
+def test_a_changed_long_document_does_not_resume_from_the_old_versions_batches(tmp_path, encoder):
+    path = tmp_path / "s.chaja"
+    crash_while_staging(path, encoder, long_document(24))
+    changed = long_document(20)
+    changed.sections[0] = Section((), changed.sections[0].text.replace("청소한", "교체한"))
+    counting = CountingEncoder(encoder)
+    with chaja.open(path, encoder=counting) as idx:
+        small_batches(idx)
+        assert idx.add_documents([changed]).added == 1
+        assert counting.passages == 20                           # encoded afresh
+        assert idx.store.staged() == {} and idx.store.stats().chunks == 20
+        assert all("교체한" in c.text for c in idx.store.chunks([f"long#{i}" for i in range(20)]).values())
+
+
+def test_a_long_document_replaces_its_stored_version_in_one_step(tmp_path, encoder):
+    path = tmp_path / "s.chaja"
+    with chaja.open(path, encoder=encoder) as idx:
+        small_batches(idx)
+        idx.add_documents([long_document(12)])
+        idx.add_documents([long_document(30)])
+        assert idx.store.stats().chunks == 30 and idx.store.stats().documents == 1
+        assert idx.check() == []

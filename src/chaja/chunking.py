@@ -8,6 +8,7 @@ document title and its heading path, so a hit can be shown and ranked in context
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from chaja.documents import Chunk, Document
 
@@ -45,22 +46,24 @@ def split_text(text: str, max_chars: int) -> list[str]:
     return chunks
 
 
-def chunk_document(doc: Document, max_chars: int = 1200) -> list[Chunk]:
-    """The chunks of one document, numbered from 0 in reading order."""
+def iter_chunks(doc: Document, max_chars: int = 1200) -> Iterator[Chunk]:
+    """The chunks of one document, numbered from 0 in reading order, one section's
+    worth in memory at a time (the ingest streams long documents through this)."""
     if max_chars < 50:
         raise ValueError("chunk size must be at least 50 characters")
-    chunks: list[Chunk] = []
-    sections = doc.sections or []
-    for section in sections:
+    n = 0
+    for section in doc.sections or []:
         for text in split_text(section.text, max_chars):
-            n = len(chunks)
-            chunks.append(Chunk(
-                id=f"{doc.id}#{n}", doc_id=doc.id, ordinal=n, title=doc.title,
-                heading_path=section.heading_path, text=text, lang=doc.lang,
-                source=doc.source, doc_type=doc.doc_type, date=doc.date,
-            ))
-    if not chunks and doc.title:
+            yield Chunk(id=f"{doc.id}#{n}", doc_id=doc.id, ordinal=n, title=doc.title,
+                        heading_path=section.heading_path, text=text, lang=doc.lang,
+                        source=doc.source, doc_type=doc.doc_type, date=doc.date)
+            n += 1
+    if not n and doc.title:
         # A document with a title and no body is still findable by its title.
-        chunks.append(Chunk(id=f"{doc.id}#0", doc_id=doc.id, ordinal=0, title=doc.title, heading_path=(),
-                            text="", lang=doc.lang, source=doc.source, doc_type=doc.doc_type, date=doc.date))
-    return chunks
+        yield Chunk(id=f"{doc.id}#0", doc_id=doc.id, ordinal=0, title=doc.title, heading_path=(),
+                    text="", lang=doc.lang, source=doc.source, doc_type=doc.doc_type, date=doc.date)
+
+
+def chunk_document(doc: Document, max_chars: int = 1200) -> list[Chunk]:
+    """The chunks of one document, numbered from 0 in reading order."""
+    return list(iter_chunks(doc, max_chars))

@@ -16,13 +16,14 @@ before the first heading), for the aligned lists.
 """
 from __future__ import annotations
 
+import itertools
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from chaja.analysis import Analyzer
-from chaja.chunking import chunk_document
+from chaja.chunking import chunk_document, iter_chunks
 from chaja.documents import ChunkRecord, Document
 from chaja.encoders.base import Encoder
 from chaja.stores.base import Store
@@ -73,6 +74,23 @@ def records_for(doc: Document, analyzer: Analyzer, max_chars: int) -> tuple[list
     return parts, [c.passage_text() for c in chunks]
 
 
+def _longer_than(doc: Document, chars: int) -> bool:
+    """Whether the document's text is longer than ``chars`` (more than one batch of chunks
+    at the most: a chunk holds at most ``max_chars``)."""
+    total = 0
+    for section in doc.sections:
+        total += len(section.text)
+        if total > chars:
+            return True
+    return False
+
+
+def _batches(items: Iterable, n: int) -> Iterator[list]:
+    it = iter(items)
+    while part := list(itertools.islice(it, max(n, 1))):
+        yield part
+
+
 def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], analyzer: Analyzer,
                     *, max_chars: int = 1200, batch_chunks: int = 64, prune: bool = False,
                     heading_vectors: bool = False, aligned_encoder: Encoder | None = None,
@@ -104,29 +122,70 @@ def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], an
         texts = sorted({h for c in chunks if (h := c.heading_passage())})
         return dict(zip(texts, encoder.encode_passages(texts))) if texts else {}
 
-    def flush() -> None:
-        if not pending:
-            return
+    def encode(items: list[tuple[Document, list]], texts: list[str]) -> list[tuple[Document, list[ChunkRecord]]]:
+        """The records of these documents' analysed chunks, every vector encoded."""
         t0 = time.perf_counter()
-        vectors = encoder.encode_passages(passages)
-        chunks = [c for _, parts in pending for c, *_ in parts]
+        vectors = encoder.encode_passages(texts)
+        chunks = [c for _, parts in items for c, *_ in parts]
         headings = heading_vectors_of(chunks) if heading_vectors else {}
         aligned, names = None, {}
         if aligned_encoder is not None:
-            aligned = aligned_encoder.encode_passages(passages)
-            texts = sorted({n for c in chunks if (n := c.aligned_name())})
-            names = dict(zip(texts, aligned_encoder.encode_passages(texts))) if texts else {}
+            aligned = aligned_encoder.encode_passages(texts)
+            names_ = sorted({n for c in chunks if (n := c.aligned_name())})
+            names = dict(zip(names_, aligned_encoder.encode_passages(names_))) if names_ else {}
         state.encode_seconds += time.perf_counter() - t0
         # the rate counts section names and aligned passages too
-        state.passages_encoded += len(passages) + len(headings) + (len(passages) + len(names) if aligned is not None else 0)
+        state.passages_encoded += len(texts) + len(headings) + (len(texts) + len(names) if aligned is not None else 0)
         at = 0
-        batch = []
-        for doc, parts in pending:
+        out = []
+        for doc, parts in items:
             records = [ChunkRecord(c, tt, ht, bt, vectors[at + i], headings.get(c.heading_passage()),
                                    None if aligned is None else aligned[at + i], names.get(c.aligned_name() or ""))
                        for i, (c, tt, ht, bt) in enumerate(parts)]
             at += len(parts)
-            batch.append((doc, records))
+            out.append((doc, records))
+        return out
+
+    def count(doc: Document, n_chunks: int) -> None:
+        if doc.id in stored:
+            report.changed += 1
+        else:
+            report.added += 1
+        report.chunks += n_chunks
+        state.documents_done += 1
+
+    def stream(doc: Document) -> None:
+        """A document longer than a batch: staged a batch at a time (resuming after what
+        an interrupted run staged), then published whole (:mod:`chaja.stores.sqlite_staging`)."""
+        key = stage_key(doc)
+        done = store.resume_staged(doc.id, key)
+        title_terms = analyzer(doc.title)
+        n = 0
+        for part in _batches(iter_chunks(doc, max_chars), batch_chunks):
+            n += len(part)
+            if part[-1].ordinal < done:
+                continue                      # staged by an earlier run
+            part = [c for c in part if c.ordinal >= done]
+            parts = [(c, title_terms, analyzer(" ".join(c.heading_path)), analyzer(c.text)) for c in part]
+            [(_, records)] = encode([(doc, parts)], [c.passage_text() for c in part])
+            store.stage_chunks(key, records)
+            state.chunks_done += len(records)
+            if progress:
+                progress(state)
+        store.put_staged(doc, key, n)
+        count(doc, n)
+        if progress:
+            progress(state)
+
+    def stage_key(doc: Document) -> str:
+        return "|".join((doc.fingerprint(), str(max_chars), getattr(analyzer, "__name__", type(analyzer).__name__),
+                         encoder.name, aligned_encoder.name if aligned_encoder is not None else "-",
+                         str(int(heading_vectors))))
+
+    def flush() -> None:
+        if not pending:
+            return
+        batch = encode(pending, passages)
         put_many = getattr(store, "put_documents", None)
         if put_many is not None:
             put_many(batch)
@@ -134,19 +193,19 @@ def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], an
             for doc, records in batch:
                 store.put_document(doc, records)
         for doc, records in batch:
-            if doc.id in stored:
-                report.changed += 1
-            else:
-                report.added += 1
-            report.chunks += len(records)
-            state.documents_done += 1
+            count(doc, len(records))
             state.chunks_done += len(records)
         pending.clear()
         passages.clear()
         if progress:
             progress(state)
 
+    staging = getattr(store, "stage_chunks", None) is not None
     for doc in todo:
+        if staging and _longer_than(doc, batch_chunks * max_chars):
+            flush()
+            stream(doc)
+            continue
         parts, texts = records_for(doc, analyzer, max_chars)
         pending.append((doc, parts))
         passages.extend(texts)

@@ -39,7 +39,7 @@ import numpy as np
 
 from chaja.documents import Chunk, ChunkRecord, Document, DocumentInfo, Hit, StoreStats
 from chaja.search.filters import Filters
-from chaja.stores import sqlite_ann, sqlite_keywords, sqlite_vectors
+from chaja.stores import sqlite_ann, sqlite_keywords, sqlite_staging, sqlite_vectors
 from chaja.stores.sqlite_in import select_in
 from chaja.stores.base import StoreError, sample_order
 from chaja.stores.bm25_segments import SegmentedBM25
@@ -64,7 +64,7 @@ CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     title, heading, body, tokenize = 'ascii'
 );
-""" + sqlite_keywords.LOG_SCHEMA
+""" + sqlite_keywords.LOG_SCHEMA + sqlite_staging.SCHEMA
 
 
 def fts_query(terms: list[str], column: str | None = None) -> str | None:
@@ -76,6 +76,15 @@ def fts_query(terms: list[str], column: str | None = None) -> str | None:
         return None
     expr = " OR ".join(quoted)
     return f"{{{column}}} : ({expr})" if column else expr
+
+
+def _flat(r: ChunkRecord) -> tuple:
+    """(record, vector, heading vector, aligned vector, aligned heading vector), each a flat
+    float32 array or None."""
+    def flat(v) -> np.ndarray | None:
+        return None if v is None else np.asarray(v, dtype=np.float32).ravel()
+
+    return (r, flat(r.vector), flat(r.heading_vector), flat(r.aligned_vector), flat(r.aligned_heading_vector))
 
 
 #: vector field → column
@@ -149,19 +158,8 @@ class SqliteStore:
     def put_documents(self, items: list[tuple[Document, list[ChunkRecord]]]) -> None:
         """Insert or replace several documents in one transaction (all or none): the bulk
         path, one commit per batch instead of one per document."""
-        def flat(v) -> np.ndarray | None:
-            return None if v is None else np.asarray(v, dtype=np.float32).ravel()
-
-        prepared = [(doc, [(r, flat(r.vector), flat(r.heading_vector), flat(r.aligned_vector),
-                            flat(r.aligned_heading_vector)) for r in records]) for doc, records in items]
-        dims = {v.size for _, rows in prepared for row in rows for v in row[1:3] if v is not None}
-        known = self.get_meta("dim")
-        if len(dims) > 1 or (known and dims and int(known) not in dims):
-            raise StoreError(f"vector dimension {sorted(dims)} does not match the store's {known}")
-        adims = {v.size for _, rows in prepared for row in rows for v in row[3:] if v is not None}
-        aknown = self.get_meta("aligned_dim")
-        if len(adims) > 1 or (aknown and adims and int(aknown) not in adims):
-            raise StoreError(f"aligned vector dimension {sorted(adims)} does not match the store's {aknown}")
+        prepared = [(doc, [_flat(r) for r in records]) for doc, records in items]
+        dims, adims, known, aknown = self._dims([row for _, rows in prepared for row in rows])
         with self._lock:
             cur = self._db.cursor()
             cur.execute("BEGIN IMMEDIATE")
@@ -202,6 +200,79 @@ class SqliteStore:
             except BaseException:
                 cur.execute("ROLLBACK")
                 raise
+
+    def _dims(self, rows: list[tuple]) -> tuple[set[int], set[int], str | None, str | None]:
+        """The e5 and aligned dimensions of these rows (from :func:`_flat`) and the store's,
+        refusing rows that disagree with each other or with the store."""
+        dims = {v.size for row in rows for v in row[1:3] if v is not None}
+        known = self.get_meta("dim")
+        if len(dims) > 1 or (known and dims and int(known) not in dims):
+            raise StoreError(f"vector dimension {sorted(dims)} does not match the store's {known}")
+        adims = {v.size for row in rows for v in row[3:] if v is not None}
+        aknown = self.get_meta("aligned_dim")
+        if len(adims) > 1 or (aknown and adims and int(aknown) not in adims):
+            raise StoreError(f"aligned vector dimension {sorted(adims)} does not match the store's {aknown}")
+        return dims, adims, known, aknown
+
+    # ---- large documents, a batch at a time (chaja.stores.sqlite_staging) ----------
+    def resume_staged(self, doc_id: str, key: str) -> int:
+        """How many leading chunks of ``doc_id`` an earlier run staged under ``key``."""
+        with self._lock:
+            cur = self._db.cursor()
+            cur.execute("BEGIN IMMEDIATE")
+            try:
+                done = sqlite_staging.resume_point(cur, doc_id, key)
+                cur.execute("COMMIT")
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+            return done
+
+    def stage_chunks(self, key: str, records: list[ChunkRecord]) -> None:
+        """Commit one batch of a large document's chunks where no search sees them."""
+        rows = [_flat(r) for r in records]
+        self._dims(rows)
+        with self._lock:
+            cur = self._db.cursor()
+            cur.execute("BEGIN IMMEDIATE")
+            try:
+                sqlite_staging.stage(cur, key, [(row[0], row[1], row[2:]) for row in rows])
+                cur.execute("COMMIT")
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+
+    def put_staged(self, doc: Document, key: str, n_chunks: int) -> None:
+        """Replace the stored ``doc`` with its ``n_chunks`` staged chunks, in one transaction."""
+        with self._lock:
+            cur = self._db.cursor()
+            cur.execute("BEGIN IMMEDIATE")
+            try:
+                got = sqlite_staging.staged_count(cur, doc.id, key)
+                if got != n_chunks:
+                    raise StoreError(f"{doc.id}: {got} of its {n_chunks} chunks are staged")
+                if self._existing(cur, [doc.id]):
+                    self._delete(cur, doc.id)
+                sqlite_staging.publish(cur, doc, key, n_chunks)
+                for meta, column in (("dim", "vector"), ("aligned_dim", "aligned_vector")):
+                    if n_chunks and self.get_meta(meta) is None:
+                        size = cur.execute(f"SELECT length({column}) FROM chunks WHERE doc_id = ?"
+                                           f" AND {column} IS NOT NULL LIMIT 1", (doc.id,)).fetchone()
+                        if size:
+                            cur.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (meta, str(size[0] // 4)))
+                cur.execute("COMMIT")
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+
+    def staged(self) -> dict[str, int]:
+        """doc_id → chunks staged by a run that has not published the document (yet)."""
+        return sqlite_staging.leftovers(self._db.cursor())
+
+    def discard_staged(self) -> int:
+        """Delete every staged chunk (an interrupted large document); how many."""
+        with self._lock:
+            return self._db.execute("DELETE FROM staged_chunks").rowcount
 
     @staticmethod
     def _existing(cur: sqlite3.Cursor, doc_ids: list[str]) -> set[str]:
