@@ -109,6 +109,7 @@ class HubConfig:
     writer_nice: int = 19               # the writer process's niceness: an ingest takes what searches leave
     writer_threads: int = 1             # encoder threads of the writer's e5 session (0 = one per core)
     ingest_max_wait_ms: float = 250.0   # the writer waits up to this for searches in flight before each few passages (0 = never)
+    statistics_drift: float = 0.05      # the writer recomputes the vector statistics once the chunk count moved by this share
     refresh_interval_s: float = 1.0     # idle readers catch up with the store after each write and this often (0 = only after writes)
     max_body_bytes: int = 32 * 1024 * 1024  # larger bodies are refused before they are read
     body_timeout_s: float = 30.0        # a request body must arrive within this
@@ -205,6 +206,7 @@ BOUNDS = {
     "hub.port": (0, 65535), "hub.readers": (0, 256), "hub.writer_nice": (0, 19), "hub.writer_threads": (0, 1024),
     "hub.max_body_bytes": (1, None), "hub.body_timeout_s": (0.01, None), "hub.max_batch": (1, None),
     "hub.max_inputs": (1, None), "hub.ingest_max_wait_ms": (0, None), "hub.refresh_interval_s": (0, None),
+    "hub.statistics_drift": (0, 1),
 }
 
 

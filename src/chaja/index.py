@@ -115,7 +115,7 @@ class Index:
 
     #: the store's vector statistics are recomputed once its chunk count has moved by more than
     #: this share (0: on every change, so a store matches a clean build of the same documents;
-    #: the hub's writer allows 1%, since recomputing reads every vector)
+    #: the hub's writer allows ``hub.statistics_drift``, 5%, since recomputing reads every vector)
     statistics_drift = 0.0
 
     def _record_statistics(self, changed: bool = True) -> None:

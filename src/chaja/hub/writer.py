@@ -78,7 +78,9 @@ def start(location: str, config: dict, nice: int, threads: int, active=None, max
     cfg = Config.from_dict(config)
     cfg.encoder.threads = max(0, int(threads))
     _index = Index.open(location, cfg)
-    _index.statistics_drift = 0.01     # small writes leave the store's statistics as they are
+    # a mean or covariance over thousands of vectors does not move with a few more, and each
+    # recomputation reads every vector and makes every reader decode the new statistics
+    _index.statistics_drift = float(cfg.hub.statistics_drift)
     if active is not None:
         wait = max(0.0, float(max_wait_ms)) / 1000
         _index._encoder = YieldingEncoder(get_encoder(cfg.encoder), active, wait)
