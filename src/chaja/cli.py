@@ -179,8 +179,12 @@ def cmd_check(args: argparse.Namespace) -> int:
                 print(f"repaired: {line}")
         found = idx.check()
         stats = idx.store.stats()
+        staged = idx.store.staged() if hasattr(idx.store, "staged") else {}
     for f in found:
         print(f"fault: {f}")
+    for doc_id, n in sorted(staged.items()):
+        print(f"note: {n} chunks of {doc_id!r} are staged by an interrupted run, not shown in searches;"
+              " indexing that document again resumes after them")
     if found:
         print(f"{len(found)} fault{'s' if len(found) != 1 else ''} in {args.store}", file=sys.stderr)
         return 1
