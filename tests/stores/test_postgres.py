@@ -43,6 +43,7 @@ def sql(dsn, query, *args):
 
 #: How to take a store back from each migration, to test the upgrade from older versions.
 UNDO = {
+    7: ['DROP TABLE {s}.staged_chunks'],
     6: ['DROP TABLE {s}.chunk_aligned'],
     5: ['DROP TABLE {s}.fts_stats'],
     4: ['ALTER TABLE {s}.chunks ALTER COLUMN embedding SET STORAGE EXTERNAL'],
@@ -548,7 +549,8 @@ def test_vectors_stay_in_the_row(pg_dsn, pg_schema, build):
     rows = sql(pg_dsn, "SELECT c.relname, a.attstorage FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid"
                        " JOIN pg_namespace n ON n.oid = c.relnamespace"
                        " WHERE n.nspname = %s AND a.attname = 'embedding' AND c.relkind = 'r'", pg_schema)
-    assert dict(rows) == {"chunks": "p", "chunk_headings": "p", "chunk_aligned": "p"}
+    searched = {table: storage for table, storage in rows if table != "staged_chunks"}   # staging is not searched
+    assert searched == {"chunks": "p", "chunk_headings": "p", "chunk_aligned": "p"}
     ((external,),) = sql(pg_dsn, f'SELECT pg_column_size(embedding) < {build.DIM * 4} FROM "{pg_schema}".chunks')
     assert not external   # full size: neither compressed nor a TOAST pointer
 
@@ -630,5 +632,58 @@ def test_check_finds_a_whole_store_whole_and_names_damage(pg_dsn, pg_schema, bui
         assert any("document 'd2': records 5 chunks, holds 2" in f for f in found)
         assert any(f.startswith("keyword rows: 5 for 6 chunks") for f in found)
         assert any(f.startswith("keyword statistics:") for f in found)
+        done = store.repair()
+        assert "removed document 'd2' (damaged; index its file again)" in done
+        assert "rebuilt the keyword row of chunk 'd1#0'" in done
+        assert any(line.startswith("recounted the keyword statistics") for line in done)
+        assert store.check() == [] and store.repair() == []
+        assert {"d0#0", "d1#0"} <= {h.chunk_id for h in store.keyword(bigram_terms("첫째 조각"), 5)}
+        assert set(store.fingerprints()) == {"d0", "d1"}
     finally:
         store.close()
+
+
+def test_a_long_document_is_staged_and_published_whole_as_in_sqlite(pg_dsn, pg_schema, corpus_index, tmp_path):
+    """The ingest's staging path over PostgreSQL: nothing shown while staged, resumed
+    after a crash, and the same chunks, vectors and rankings as the SQLite store."""
+    from chaja.documents import Document, Section
+    from chaja.index import Index
+
+    rows = [f"{i}번째 문단: 배수 펌프 필터를 {i}회 청소한 기록입니다. Filter cleaning log entry {i}." for i in range(24)]
+    doc = Document(id="long", title="긴 점검 기록", sections=[Section((), "\n\n".join(rows))], lang="ko")
+
+    class Failing:
+        def __init__(self, inner, after):
+            self.inner, self.name, self.dim, self.after, self.passages = inner, inner.name, inner.dim, after, 0
+
+        def encode_queries(self, texts):
+            return self.inner.encode_queries(texts)
+
+        def encode_passages(self, texts):
+            if self.after is not None and self.passages + len(texts) > self.after:
+                raise KeyboardInterrupt("simulated crash")
+            self.passages += len(texts)
+            return self.inner.encode_passages(texts)
+
+    def small(idx):
+        idx.config.encoder.batch_size = 2
+        idx.config.index.chunk_chars = 100
+        return idx
+
+    cfg = corpus_index.config
+    with small(Index(PostgresStore(pg_dsn, schema=pg_schema), cfg, encoder=Failing(corpus_index.encoder, 20))) as pg:
+        with pytest.raises(KeyboardInterrupt):
+            pg.add_documents([doc])
+        assert pg.store.staged() == {"long": 16} and pg.store.stats().documents == 0
+    counting = Failing(corpus_index.encoder, None)
+    with small(Index(PostgresStore(pg_dsn, schema=pg_schema), cfg, encoder=counting)) as pg:
+        assert pg.add_documents([doc]).added == 1
+        assert counting.passages == 8                       # resumed after the 16 staged
+        assert pg.store.staged() == {} and pg.store.check() == []
+        with small(Index.open(tmp_path / "s.chaja", cfg, corpus_index.encoder)) as lite:
+            lite.add_documents([doc])
+            for q in ["배수 펌프 필터 청소", "filter cleaning log entry 7"]:
+                a, b = lite.search(q), pg.search(q)
+                assert [c.chunk.id for c in b.chunks] == [c.chunk.id for c in a.chunks], q
+                for x, y in zip(a.chunks, b.chunks):
+                    assert y.score == pytest.approx(x.score, abs=1e-3)

@@ -205,6 +205,33 @@ MIGRATIONS: list[tuple[int, str, list[str]]] = [
         "ALTER TABLE {s}.chunk_aligned ALTER COLUMN embedding SET STORAGE PLAIN,"
         " ALTER COLUMN name_embedding SET STORAGE PLAIN",
     ]),
+    (7, "large documents staged a batch at a time", [
+        # The finished chunks of a document longer than one ingest batch, committed a
+        # batch at a time where no search reads them, then moved into the tables above
+        # in one transaction (put_staged); see chaja.stores.sqlite_staging.
+        """CREATE TABLE {s}.staged_chunks (
+            doc_id text NOT NULL,
+            stage_key text NOT NULL,
+            ordinal integer NOT NULL,
+            id text NOT NULL,
+            title text NOT NULL,
+            heading_path text[] NOT NULL,
+            text text NOT NULL,
+            lang text NOT NULL,
+            source text NOT NULL,
+            doc_type text NOT NULL,
+            date text,
+            title_terms text NOT NULL,
+            heading_terms text NOT NULL,
+            body_terms text NOT NULL,
+            embedding vector NOT NULL,
+            section text,
+            heading_embedding vector,
+            aligned_embedding vector,
+            aligned_name_embedding vector,
+            PRIMARY KEY (doc_id, ordinal)
+        )""",
+    ]),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
@@ -676,6 +703,119 @@ class PostgresStore:
             self._dim = self._stored_dim_safe()
             raise
 
+    # ---- large documents, a batch at a time (see chaja.stores.sqlite_staging) --------
+    def resume_staged(self, doc_id: str, key: str) -> int:
+        """How many leading chunks of ``doc_id`` an earlier run staged under ``key`` (rows
+        under another key, or after a gap, are deleted)."""
+        def resume() -> int:
+            conn = self.conn
+            with conn.transaction():
+                conn.execute(self._q("DELETE FROM {s}.staged_chunks WHERE doc_id = %s AND stage_key != %s"),
+                             (_clean(doc_id), key))
+                ordinals = [r[0] for r in conn.execute(self._q(
+                    "SELECT ordinal FROM {s}.staged_chunks WHERE doc_id = %s ORDER BY ordinal"), (_clean(doc_id),))]
+                done = 0
+                while done < len(ordinals) and ordinals[done] == done:
+                    done += 1
+                conn.execute(self._q("DELETE FROM {s}.staged_chunks WHERE doc_id = %s AND ordinal >= %s"),
+                             (_clean(doc_id), done))
+                return done
+
+        return self._run(f"cannot read the staged chunks of {doc_id!r}", resume)
+
+    def stage_chunks(self, key: str, records: list[ChunkRecord]) -> None:
+        """Commit one batch of a large document's chunks where no search sees them."""
+        def flat(v):
+            return None if v is None else np.asarray(v, dtype=np.float32).ravel()
+
+        rows = []
+        for r in records:
+            vec = flat(r.vector)
+            if self._dim is not None and vec.size != self._dim:
+                raise StoreError(f"dimension mismatch: the store holds {self._dim}-dimensional vectors, "
+                                 f"got {vec.size}")
+            section = _clean(r.chunk.heading_passage() or r.chunk.id) if r.heading_vector is not None else None
+            rows.append((_clean(r.chunk.doc_id), key) + self._chunk_row(r, vec)[2:] + (
+                _clean(r.chunk.id), section, flat(r.heading_vector), flat(r.aligned_vector),
+                flat(r.aligned_heading_vector)))
+
+        def stage() -> None:
+            with self.conn.transaction(), self.conn.cursor() as cur:
+                cur.execute(self._q("DELETE FROM {s}.staged_chunks WHERE doc_id = %s AND ordinal = ANY(%s)"),
+                            (rows[0][0], [row[2] for row in rows]))
+                cur.executemany(self._q(
+                    "INSERT INTO {s}.staged_chunks (doc_id, stage_key, ordinal, title, heading_path, text, lang,"
+                    " source, doc_type, date, title_terms, heading_terms, body_terms, embedding, id, section,"
+                    " heading_embedding, aligned_embedding, aligned_name_embedding)"
+                    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %b, %s, %s, %b, %b, %b)"), rows)
+
+        if rows:
+            self._run("cannot stage chunks", stage)
+
+    def put_staged(self, doc: Document, key: str, n_chunks: int) -> None:
+        """Replace the stored ``doc`` with its ``n_chunks`` staged chunks, in one transaction
+        that moves the rows inside PostgreSQL."""
+        self._row_counts.clear()
+        did = _clean(doc.id)
+
+        def write() -> None:
+            conn = self.conn
+            with conn.transaction():
+                got, dim = conn.execute(self._q(
+                    "SELECT count(*), max(vector_dims(embedding)) FROM {s}.staged_chunks"
+                    " WHERE doc_id = %s AND stage_key = %s"), (did, key)).fetchone()
+                if got != n_chunks:
+                    raise StoreError(f"{doc.id}: {got} of its {n_chunks} chunks are staged")
+                self._count_fts(doc.id, -1)
+                conn.execute(self._q("DELETE FROM {s}.documents WHERE id = %s"), (did,))
+                if dim is not None and self._dim != dim:
+                    self._fix_dim(int(dim))
+                conn.execute(self._q(
+                    "INSERT INTO {s}.documents (id, fingerprint, title, lang, source, doc_type, date, path, n_chunks)"
+                    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"),
+                    (did, doc.fingerprint(), _clean(doc.title), _clean(doc.lang or ""), _clean(doc.source or ""),
+                     _clean(doc.doc_type or ""), _clean(doc.date), _clean(doc.path or ""), n_chunks))
+                staged = " FROM {s}.staged_chunks s WHERE s.doc_id = %s AND s.stage_key = %s"
+                conn.execute(self._q(
+                    "INSERT INTO {s}.chunks (id, doc_id, ordinal, title, heading_path, text, lang, source, doc_type,"
+                    " date, title_terms, heading_terms, body_terms, embedding) SELECT s.id, s.doc_id, s.ordinal,"
+                    " s.title, s.heading_path, s.text, s.lang, s.source, s.doc_type, s.date, s.title_terms,"
+                    " s.heading_terms, s.body_terms, s.embedding" + staged + " ORDER BY s.ordinal"), (did, key))
+                conn.execute(self._q(_FTS_INSERT), (did,))
+                self._count_fts(doc.id, +1)
+                # a section's first chunk leads it in the heading index (as put_document does)
+                conn.execute(self._q(
+                    "INSERT INTO {s}.chunk_headings (chunk_id, seq, doc_id, lang, section, lead, embedding)"
+                    " SELECT c.id, c.seq, c.doc_id, c.lang, s.section,"
+                    " s.ordinal = min(s.ordinal) OVER (PARTITION BY s.section), s.heading_embedding"
+                    " FROM {s}.staged_chunks s JOIN {s}.chunks c ON c.id = s.id"
+                    " WHERE s.doc_id = %s AND s.stage_key = %s AND s.heading_embedding IS NOT NULL"), (did, key))
+                conn.execute(self._q(
+                    "INSERT INTO {s}.chunk_aligned (chunk_id, seq, lang, embedding, name_embedding)"
+                    " SELECT c.id, c.seq, c.lang, s.aligned_embedding, s.aligned_name_embedding"
+                    " FROM {s}.staged_chunks s JOIN {s}.chunks c ON c.id = s.id"
+                    " WHERE s.doc_id = %s AND s.stage_key = %s AND s.aligned_embedding IS NOT NULL"), (did, key))
+                conn.execute(self._q("DELETE FROM {s}.staged_chunks WHERE doc_id = %s"), (did,))
+
+        try:
+            self._run(f"cannot store document {doc.id!r}", write)
+        except StoreError:
+            self._dim = self._stored_dim_safe()
+            raise
+
+    def staged(self) -> dict[str, int]:
+        """doc_id → chunks staged by a run that has not published the document (yet)."""
+        return self._run("cannot read the staged chunks", lambda: dict(self.conn.execute(self._q(
+            "SELECT doc_id, count(*) FROM {s}.staged_chunks GROUP BY doc_id")).fetchall()))
+
+    def discard_staged(self) -> int:
+        """Delete every staged chunk (an interrupted large document); how many."""
+        def discard() -> int:
+            with self.conn.transaction():
+                return self.conn.execute(self._q("DELETE FROM {s}.staged_chunks")).rowcount
+
+        return self._run("cannot discard the staged chunks", discard)
+
     def _count_fts(self, doc_id: str, sign: int) -> None:
         """Add (+1) or remove (−1) a stored document's chunks and tokens in fts_stats."""
         self.conn.execute(self._q(
@@ -1009,6 +1149,41 @@ class PostgresStore:
             return out
 
         return self._run("cannot check the store", read)
+
+    def repair(self, analyzer=None) -> list[str]:
+        """Mend what :meth:`check` finds without encoding anything again, in one
+        transaction: a document whose chunks do not match its record is removed (index
+        its file again); a chunk without its keyword row gets it back from the terms the
+        chunk row keeps; ``fts_stats`` is recounted from the rows. ``analyzer`` is unused
+        (the terms are stored); returns what was done, one line per act."""
+        def mend() -> list[str]:
+            done: list[str] = []
+            conn = self.conn
+            with conn.transaction():
+                broken = [r[0] for r in conn.execute(self._q(
+                    "SELECT d.id FROM {s}.documents d LEFT JOIN {s}.chunks c ON c.doc_id = d.id"
+                    " GROUP BY d.id, d.n_chunks HAVING count(c.id) != d.n_chunks ORDER BY d.id"))]
+                for doc_id in broken:
+                    conn.execute(self._q("DELETE FROM {s}.documents WHERE id = %s"), (doc_id,))
+                    done.append(f"removed document {doc_id!r} (damaged; index its file again)")
+                missing = [r[0] for r in conn.execute(self._q(
+                    "SELECT c.id FROM {s}.chunks c LEFT JOIN {s}.chunk_fts f ON f.chunk_id = c.id"
+                    " WHERE f.chunk_id IS NULL ORDER BY c.id"))]
+                if missing:
+                    conn.execute(self._q(_FTS_INSERT.replace("WHERE doc_id = %s", "WHERE id = ANY(%s)")),
+                                 (missing,))
+                    done += [f"rebuilt the keyword row of chunk {cid!r}" for cid in missing]
+                row = conn.execute(self._q(
+                    "SELECT (SELECT count(*) FROM {s}.chunk_fts), (SELECT coalesce(sum(n_tokens), 0)"
+                    " FROM {s}.chunk_fts), (SELECT row(chunks, tokens)::text FROM {s}.fts_stats LIMIT 1)")).fetchone()
+                if row[2] != f"({row[0]},{row[1]})":
+                    conn.execute(self._q("DELETE FROM {s}.fts_stats"))
+                    conn.execute(self._q("INSERT INTO {s}.fts_stats (chunks, tokens) VALUES (%s, %s)"), row[:2])
+                    done.append(f"recounted the keyword statistics ({row[0]} rows, {row[1]} tokens)")
+            return done
+
+        self._row_counts.clear()
+        return self._run("cannot repair the store", mend)
 
     def documents(self, *, after: str | None = None, limit: int = 100,
                   ids: list[str] | None = None) -> list[DocumentInfo]:
