@@ -139,6 +139,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     if not res.keyword_used:
         gate += "; keyword list gated off"
     print(f"query: {res.query}   terms: {' '.join(res.terms[:20])}{' …' if len(res.terms) > 20 else ''}   ({gate})")
+    if res.parts:
+        print("also searched as two parts: " + " | ".join(res.parts) + "   (documents fused by reciprocal rank)")
     if not res.documents:
         print("no results")
     for d in res.documents:

@@ -63,6 +63,7 @@ class SearchConfig:
     now: str | None = None              # ISO date freshness is measured from (None = today)
     chunk_cap: int = 1                  # max chunks per document in the fused list (0 = no cap)
     reranker: str = "none"
+    multipart: bool = False             # also search a question's two parts (chaja.search.multipart) and fuse the rankings
     language_projection: bool = True    # remove the language direction(s) from the query vector
     language_centering: bool = False    # merge per-language vector lists by score − q·μ_lang
     cross_language_keyword: bool = False  # extra keyword list: the query's words over other-language chunks
@@ -94,7 +95,7 @@ REQUEST_SETTINGS = [
     "mode", "fusion", "rrf_k", "normalization", "query_terms", "gate", "gate_share", "title_weight",
     "heading_weight", "reserved_keyword_share", "title_path", "title_slot", "source_weights", "half_life_days",
     "now", "chunk_cap", "language_projection", "heading_list", "aligned_list", "aligned_heading_list",
-    "cross_language_keyword", "cross_language_vector", "list_weights", "calibrated_weights",
+    "cross_language_keyword", "cross_language_vector", "list_weights", "calibrated_weights", "multipart",
 ]
 
 

@@ -167,6 +167,8 @@ def evaluate(index: Any, questions: Sequence[Question], out_dir: str | Path, nam
                 "signals": {k: float(v) for k, v in (getattr(result, "signals", None) or {}).items()},
                 "ms": round(ms, 3),
             })
+            if getattr(result, "parts", None):
+                rec["parts"] = list(result.parts)       # the subquestions searched too (search.multipart)
             fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
             rows.append(_row(q, rec))
             run[q.id] = [] if abstained else [(d["doc_id"], d["score"]) for d in docs]

@@ -123,6 +123,7 @@ DEFAULT_SETTINGS: tuple[Setting, ...] = (
     _s("language_projection", False, True, needs="languages"),
     _s("language_centering", False, True, needs="languages"),
     _s("cross_language_keyword", False, True, needs="languages"),
+    _s("multipart", False, True),
     _s("source_weights", {}, PRODUCTION_SOURCE_WEIGHTS, needs="sources",
        names=(("none", {}), ("production", PRODUCTION_SOURCE_WEIGHTS))),
     _s("half_life_days", {}, PRODUCTION_HALF_LIFE_DAYS, needs="dates",

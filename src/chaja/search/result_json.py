@@ -15,6 +15,7 @@ def result_json(res: SearchResult, top_k: int) -> dict:
         "terms": res.terms,
         "keyword_used": res.keyword_used,
         "lists": res.lists,
+        "parts": res.parts,
         "signals": res.signals,
         "top_k": top_k,
         "results": [

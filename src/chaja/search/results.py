@@ -46,6 +46,7 @@ class SearchResult:
     abstained: bool = False            # True when abstention judged nothing relevant
     signals: dict[str, float] = field(default_factory=dict)  # top_cosine, keyword_coverage
     lists: list[str] = field(default_factory=list)           # the candidate lists that were fused, by name
+    parts: list[str] = field(default_factory=list)           # the subquestions searched too (search.multipart)
 
     def doc_ids(self) -> list[str]:
         return [d.doc_id for d in self.documents]

@@ -31,7 +31,7 @@ from chaja.language import detect_language, is_hangul_syllable
 from chaja.config import SearchConfig
 from chaja.documents import Hit
 from chaja.encoders.base import Encoder
-from chaja.search import background
+from chaja.search import background, multipart
 from chaja.search.calibrated import PARTNER, calibrated
 from chaja.search.fusion import convex, ranks, rrf
 from chaja.search.abstain import should_abstain
@@ -268,7 +268,17 @@ class Searcher:
     # ---- the pipeline ----------------------------------------------------
     def search(self, text: str, top_k: int | None = None, filters: Filters | None = None) -> SearchResult:
         """Search ``text``; with ``filters`` (:mod:`chaja.search.filters`) every list holds
-        only chunks that pass them."""
+        only chunks that pass them. With ``search.multipart`` a question of two parts
+        (:func:`chaja.search.multipart.split_question`) is searched whole and part by part,
+        and the three rankings are fused."""
+        whole = self._search(text, top_k, filters)
+        parts = multipart.split_question(whole.query) if self.cfg.multipart and not whole.abstained else []
+        if not parts:
+            return whole
+        k = check_top_k(top_k) or self.cfg.top_k
+        return multipart.fuse(whole, [self._search(p, top_k, filters) for p in parts], parts, k)
+
+    def _search(self, text: str, top_k: int | None = None, filters: Filters | None = None) -> SearchResult:
         cfg = self.cfg
         text = check_query(text)
         where = filters or None
