@@ -1,0 +1,45 @@
+"""The question sets committed with chaja: each parses, ids are unique, and the
+hand-written natural and multipart sets are lint-clean against every heading of the
+React docs store in both languages (when the data set is present)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from chaja.eval.datadir import data_dir
+from chaja.eval.lint import headings_from, lint_questions
+from chaja.eval.questions import read_questions
+
+QUESTIONS = Path(__file__).resolve().parents[2] / "benchmarks" / "questions"
+SETS = sorted(QUESTIONS.rglob("*.jsonl"))
+HAND_WRITTEN = [QUESTIONS / "natural" / "react-natural-dev.jsonl", QUESTIONS / "natural" / "react-natural-test.jsonl",
+                QUESTIONS / "multipart" / "react-multipart.jsonl"]
+
+
+@pytest.mark.parametrize("path", SETS, ids=lambda p: str(p.relative_to(QUESTIONS)))
+def test_each_set_parses_with_unique_ids(path):
+    questions = read_questions(path)
+    assert questions and len({q.id for q in questions}) == len(questions)
+
+
+def test_the_multipart_set_asks_two_things_with_graded_pools():
+    questions = read_questions(QUESTIONS / "multipart" / "react-multipart.jsonl")
+    assert len(questions) >= 60
+    kinds = {}
+    for q in questions:
+        kinds[q.kind] = kinds.get(q.kind, 0) + 1
+        assert len(q.extra["parts"]) == 2 and all(p.strip() for p in q.extra["parts"])
+        grades = list(q.judgments.values())
+        assert 3 in grades and 0 in grades
+    assert kinds == {"en-en": 16, "ko-ko": 16, "ko-en": 16, "en-ko": 16}
+
+
+@pytest.mark.parametrize("path", HAND_WRITTEN, ids=lambda p: p.name)
+def test_hand_written_sets_share_no_three_content_words_with_any_heading(path):
+    react = data_dir() / "react-docs"
+    if not (react / "store.tsv").is_file():
+        pytest.skip(f"the React docs data set is not at {react}")
+    hits = lint_questions(read_questions(path), headings_from(react, both_languages=True))
+    assert hits == [], json.dumps([(h.question_id, h.heading) for h in hits[:5]], ensure_ascii=False)
