@@ -48,3 +48,15 @@ def test_store_headings_flag_their_own_questions(react_dir):
     qs = [Question(f"h{i}", h, gold=["x"]) for i, h in enumerate(stored[:300])]
     long_enough = {q.id for q in qs if len(content_words(q.text)) >= 3}
     assert long_enough and {h.question_id for h in lint_questions(qs, stored)} == long_enough
+
+
+def test_a_chaja_store_gives_its_titles_and_headings(corpus_index, tmp_path):
+    got = headings_from(corpus_index.store.path)
+    assert "Espresso machine manual" in got and "Descaling" in got and "타이어 공기압" in got
+    q = Question(id="q", text="espresso machine manual descaling steps", gold=["x"])
+    assert [h.heading for h in lint_questions([q], got)] == ["Espresso machine manual"]
+    other = tmp_path / "other.sqlite"
+    import sqlite3
+    sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.commit()
+    with pytest.raises(ValueError, match="not a chaja store"):
+        headings_from(other)

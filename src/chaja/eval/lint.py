@@ -114,6 +114,25 @@ def lint_questions(questions, headings: Iterable[str]) -> list[LintHit]:
     return hits
 
 
+def _is_sqlite(path: Path) -> bool:
+    with open(path, "rb") as fh:
+        return fh.read(16) == b"SQLite format 3\x00"
+
+
+def _store_headings(path: Path) -> list[str]:
+    import json
+    import sqlite3
+
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+            titles = [t for (t,) in db.execute("SELECT title FROM documents")]
+            paths = [h for (h,) in db.execute("SELECT DISTINCT heading FROM chunks")]
+    except sqlite3.DatabaseError as exc:
+        raise ValueError(f"{path} is an SQLite file but not a chaja store ({exc})") from None
+    heads = {h for p in paths for h in json.loads(p) if h.strip()}
+    return sorted(set(titles) | heads)
+
+
 def headings_from(source: str | Path, both_languages: bool = False) -> list[str]:
     """Headings of a store, from one source:
 
@@ -121,9 +140,13 @@ def headings_from(source: str | Path, both_languages: bool = False) -> list[str]
       stored language (or in both languages with ``both_languages``);
     * any other folder: headings of every ``.md``/``.mdx`` file under it;
     * a ``.md``/``.mdx`` file: its headings;
+    * a chaja SQLite store: every document title and every heading in its chunks'
+      heading paths (the store holds each page in the language it was indexed in);
     * any other file: one heading per line.
     """
     path = Path(source)
+    if path.is_file() and _is_sqlite(path):
+        return _store_headings(path)
     if path.is_dir() and (path / "store.tsv").is_file():
         from chaja.eval.canonical import read_store
         out = []
