@@ -192,3 +192,16 @@ def test_a_long_document_replaces_its_stored_version_in_one_step(tmp_path, encod
         idx.add_documents([long_document(30)])
         assert idx.store.stats().chunks == 30 and idx.store.stats().documents == 1
         assert idx.check() == []
+
+
+def test_prune_discards_what_an_interrupted_run_staged_for_a_document_no_longer_given(tmp_path, encoder):
+    path = tmp_path / "s.chaja"
+    crash_while_staging(path, encoder, long_document())
+    short = Document(id="short", title="짧은 문서", sections=[Section((), "필터 청소 기록")], lang="ko")
+    with chaja.open(path, encoder=encoder) as idx:
+        small_batches(idx)
+        kept = idx.add_documents([short])                      # without prune the staged rows stay
+        assert kept.discarded_staged == 0 and idx.store.staged() == {"long": 16}
+        report = idx.add_documents([short], prune=True)
+        assert report.discarded_staged == 16 and idx.store.staged() == {}
+        assert set(idx.store.fingerprints()) == {"short"}

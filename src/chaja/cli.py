@@ -93,6 +93,8 @@ def cmd_index(args: argparse.Namespace) -> int:
     print(f"chunks written: {report.chunks}; store now holds {stats.documents} documents, "
           f"{stats.chunks} chunks, {stats.size_bytes / 1e6:.1f} MB", file=out)
     print(f"time: {report.seconds:.1f} s", file=out)
+    if report.discarded_staged:
+        print(f"discarded {report.discarded_staged} staged chunks of interrupted documents no longer given", file=out)
     if args.reuse_vectors:
         print(f"vectors reused from other stores: {idx._encoder.reused}; newly encoded: {idx._encoder.encoded}",
               file=out)

@@ -51,6 +51,7 @@ class IndexReport:
     chunks: int = 0
     seconds: float = 0.0
     duplicates: list[str] = field(default_factory=list)     # ids seen twice in one run (last kept)
+    discarded_staged: int = 0       # with prune: staged chunks of interrupted documents no longer given
     by_source: Counter = field(default_factory=Counter)
     by_doc_type: Counter = field(default_factory=Counter)
     by_lang: Counter = field(default_factory=Counter)
@@ -217,5 +218,9 @@ def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], an
         for doc_id in sorted(set(stored) - set(seen)):
             if store.delete_document(doc_id):
                 report.removed += 1
+        if staging:
+            # every document of this run is published by now: what is still staged
+            # belongs to documents the given paths no longer hold
+            report.discarded_staged = store.discard_staged()
     report.seconds = time.perf_counter() - start
     return report
