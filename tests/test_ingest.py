@@ -2,29 +2,12 @@
 import shutil
 
 import numpy as np
-
 import pytest
 
 import chaja
 from chaja.documents import Document, Section
 
-
-class CountingEncoder:
-    """The real encoder, counting passages (to prove unchanged documents are not re-encoded)."""
-
-    def __init__(self, inner, fail_after=None):
-        self.inner, self.name, self.dim = inner, inner.name, inner.dim
-        self.passages = 0
-        self.fail_after = fail_after
-
-    def encode_queries(self, texts):
-        return self.inner.encode_queries(texts)
-
-    def encode_passages(self, texts):
-        if self.fail_after is not None and self.passages + len(texts) > self.fail_after:
-            raise KeyboardInterrupt("simulated crash")
-        self.passages += len(texts)
-        return self.inner.encode_passages(texts)
+from ingesting import CountingEncoder, long_document, small_batches
 
 
 def test_reindex_is_idempotent_and_replaces_changed(tmp_path, encoder, corpus):
@@ -89,17 +72,6 @@ def test_store_refuses_another_model(tmp_path, encoder, corpus):
     with chaja.open(path, encoder=other) as idx:
         with pytest.raises(chaja.index.StoreError, match="indexed with"):
             idx.search("유상증자")
-
-
-def long_document(n: int = 24, doc_id: str = "long") -> Document:
-    """One section of ``n`` paragraphs, each its own chunk at a chunk size of 100."""
-    rows = [f"{i}번째 문단: 배수 펌프 필터를 {i}회 청소한 기록입니다. Filter cleaning log entry {i}." for i in range(n)]
-    return Document(id=doc_id, title="긴 점검 기록", sections=[Section((), "\n\n".join(rows))], lang="ko")
-
-
-def small_batches(idx) -> None:
-    idx.config.encoder.batch_size = 2          # 8 chunks a batch: a long document has several
-    idx.config.index.chunk_chars = 100
 
 
 def stored_chunks(path):

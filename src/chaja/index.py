@@ -17,9 +17,9 @@ import dataclasses
 import hashlib
 import json
 import os
+from collections.abc import Callable, Iterable, Mapping
 
 import numpy as np
-from collections.abc import Callable, Iterable, Mapping
 
 from chaja.analysis import get_analyzer
 from chaja.config import Config, SearchConfig

@@ -67,12 +67,15 @@ class IndexReport:
         return out
 
 
-def records_for(doc: Document, analyzer: Analyzer, max_chars: int) -> tuple[list, list[str]]:
-    """Chunks of a document with their analysed terms, and the passages to encode."""
-    chunks = chunk_document(doc, max_chars)
-    title_terms = analyzer(doc.title)
+def analysed(chunks: list, title_terms: list[str], analyzer: Analyzer) -> tuple[list, list[str]]:
+    """(chunk, title terms, heading terms, body terms) of each chunk, and the passages to encode."""
     parts = [(c, title_terms, analyzer(" ".join(c.heading_path)), analyzer(c.text)) for c in chunks]
     return parts, [c.passage_text() for c in chunks]
+
+
+def records_for(doc: Document, analyzer: Analyzer, max_chars: int) -> tuple[list, list[str]]:
+    """Chunks of a document with their analysed terms, and the passages to encode."""
+    return analysed(chunk_document(doc, max_chars), analyzer(doc.title), analyzer)
 
 
 def _longer_than(doc: Document, chars: int) -> bool:
@@ -166,9 +169,8 @@ def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], an
             n += len(part)
             if part[-1].ordinal < done:
                 continue                      # staged by an earlier run
-            part = [c for c in part if c.ordinal >= done]
-            parts = [(c, title_terms, analyzer(" ".join(c.heading_path)), analyzer(c.text)) for c in part]
-            [(_, records)] = encode([(doc, parts)], [c.passage_text() for c in part])
+            parts, texts = analysed([c for c in part if c.ordinal >= done], title_terms, analyzer)
+            [(_, records)] = encode([(doc, parts)], texts)
             store.stage_chunks(key, records)
             state.chunks_done += len(records)
             if progress:

@@ -646,41 +646,21 @@ def test_check_finds_a_whole_store_whole_and_names_damage(pg_dsn, pg_schema, bui
 def test_a_long_document_is_staged_and_published_whole_as_in_sqlite(pg_dsn, pg_schema, corpus_index, tmp_path):
     """The ingest's staging path over PostgreSQL: nothing shown while staged, resumed
     after a crash, and the same chunks, vectors and rankings as the SQLite store."""
-    from chaja.documents import Document, Section
     from chaja.index import Index
+    from ingesting import CountingEncoder, long_document, small_batches
 
-    rows = [f"{i}번째 문단: 배수 펌프 필터를 {i}회 청소한 기록입니다. Filter cleaning log entry {i}." for i in range(24)]
-    doc = Document(id="long", title="긴 점검 기록", sections=[Section((), "\n\n".join(rows))], lang="ko")
-
-    class Failing:
-        def __init__(self, inner, after):
-            self.inner, self.name, self.dim, self.after, self.passages = inner, inner.name, inner.dim, after, 0
-
-        def encode_queries(self, texts):
-            return self.inner.encode_queries(texts)
-
-        def encode_passages(self, texts):
-            if self.after is not None and self.passages + len(texts) > self.after:
-                raise KeyboardInterrupt("simulated crash")
-            self.passages += len(texts)
-            return self.inner.encode_passages(texts)
-
-    def small(idx):
-        idx.config.encoder.batch_size = 2
-        idx.config.index.chunk_chars = 100
-        return idx
-
-    cfg = corpus_index.config
-    with small(Index(PostgresStore(pg_dsn, schema=pg_schema), cfg, encoder=Failing(corpus_index.encoder, 20))) as pg:
+    doc, cfg = long_document(), corpus_index.config
+    failing = CountingEncoder(corpus_index.encoder, fail_after=20)
+    with small_batches(Index(PostgresStore(pg_dsn, schema=pg_schema), cfg, encoder=failing)) as pg:
         with pytest.raises(KeyboardInterrupt):
             pg.add_documents([doc])
         assert pg.store.staged() == {"long": 16} and pg.store.stats().documents == 0
-    counting = Failing(corpus_index.encoder, None)
-    with small(Index(PostgresStore(pg_dsn, schema=pg_schema), cfg, encoder=counting)) as pg:
+    counting = CountingEncoder(corpus_index.encoder)
+    with small_batches(Index(PostgresStore(pg_dsn, schema=pg_schema), cfg, encoder=counting)) as pg:
         assert pg.add_documents([doc]).added == 1
         assert counting.passages == 8                       # resumed after the 16 staged
         assert pg.store.staged() == {} and pg.store.check() == []
-        with small(Index.open(tmp_path / "s.chaja", cfg, corpus_index.encoder)) as lite:
+        with small_batches(Index.open(tmp_path / "s.chaja", cfg, corpus_index.encoder)) as lite:
             lite.add_documents([doc])
             for q in ["배수 펌프 필터 청소", "filter cleaning log entry 7"]:
                 a, b = lite.search(q), pg.search(q)

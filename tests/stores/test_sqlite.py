@@ -138,3 +138,13 @@ def test_refresh_applies_another_stores_writes_and_keeps_the_id_maps_exact(tmp_p
         assert reader._row_of("chunk") == {cid: i for i, cid in enumerate(ids)}
         assert abs(reader.vector_scores(vecs[7], ["d02#0"])["d02#0"] - 1.0) < 1e-5
         assert [h.chunk_id for h in reader.keyword(bigram_terms("문서6"), 3)][:1] == ["d06#0"]
+        # the last row deleted and a new one written in its place: SQLite may give the new
+        # row the same rowid, so the map must be rebuilt, not extended
+        last = reader._matrix_rowids["chunk"][-1]
+        writer.delete_document("d02")                               # the row written last
+        put(writer, "d08", "문서8", "본문", vecs[8])
+        assert reader._db.execute("SELECT rowid FROM chunks WHERE id = 'd08#0'").fetchone()[0] == last
+        reader.refresh()
+        ids = reader._vectors("chunk")[1]
+        assert "d02#0" not in ids and reader._row_of("chunk") == {cid: i for i, cid in enumerate(ids)}
+        assert abs(reader.vector_scores(vecs[8], ["d08#0"])["d08#0"] - 1.0) < 1e-5

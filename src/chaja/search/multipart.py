@@ -50,16 +50,12 @@ _CONJUNCTIONS = re.compile(
     re.IGNORECASE)
 
 
-def _content(text: str) -> int:
-    return len(content_words(text))
-
-
 _LEADING = re.compile(r"^(?:그리고|그럼|또한|또|및|and\s+also|and|also|plus|or)[,\s]+", re.IGNORECASE)
 
 
 def _both(first: str, second: str) -> list[str]:
     first, second = first.strip(" ,;:-"), _LEADING.sub("", second.strip(" ,;:-"))
-    if _content(first) >= MIN_CONTENT_WORDS and _content(second) >= MIN_CONTENT_WORDS:
+    if len(content_words(first)) >= MIN_CONTENT_WORDS and len(content_words(second)) >= MIN_CONTENT_WORDS:
         return [first, second]
     return []
 

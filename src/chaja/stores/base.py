@@ -25,6 +25,20 @@ def sample_order(chunk_id: str) -> str:
     return hashlib.md5(chunk_id.encode("utf-8")).hexdigest()
 
 
+def staged_prefix(ordinals: list[int]) -> int:
+    """How many chunks a run may resume after, given the ordinals staged for a document in
+    ascending order: the length of the unbroken run 0, 1, 2, … (the same in both stores)."""
+    done = 0
+    while done < len(ordinals) and ordinals[done] == done:
+        done += 1
+    return done
+
+
+def flat_vector(v) -> np.ndarray | None:
+    """A vector as one flat float32 array (None stays None), as both stores write them."""
+    return None if v is None else np.asarray(v, dtype=np.float32).ravel()
+
+
 class StoreError(RuntimeError):
     """A store cannot be opened or used as asked (wrong model, bad file, ...)."""
 

@@ -43,7 +43,7 @@ import numpy as np
 
 from chaja.documents import Chunk, ChunkRecord, Document, DocumentInfo, Hit, StoreStats
 from chaja.search.filters import Filters
-from chaja.stores.base import StoreError
+from chaja.stores.base import StoreError, flat_vector, staged_prefix
 
 if TYPE_CHECKING:  # pragma: no cover
     import psycopg
@@ -291,6 +291,11 @@ def _clean(value: str | None) -> str | None:
     if value is None:
         return None
     return value.replace("\x00", "") if "\x00" in value else value
+
+
+def _section(chunk) -> str:
+    """The key that groups a document's chunks into sections in ``chunk_headings``."""
+    return _clean(chunk.heading_passage() or chunk.id)
 
 
 def _query_terms(terms: list[str]) -> list[str]:
@@ -635,13 +640,12 @@ class PostgresStore:
     # ---- writing ---------------------------------------------------------
     def put_document(self, doc: Document, records: list[ChunkRecord]) -> None:
         self._row_counts.clear()
-        vectors = [np.asarray(r.vector, dtype=np.float32).ravel() for r in records]
+        vectors = [flat_vector(r.vector) for r in records]
         headings, sections = [], set()
         for r in records:
             if r.heading_vector is not None:
-                section = _clean(r.chunk.heading_passage() or r.chunk.id)
-                headings.append((np.asarray(r.heading_vector, dtype=np.float32).ravel(), section,
-                                 section not in sections, _clean(r.chunk.id)))
+                section = _section(r.chunk)
+                headings.append((flat_vector(r.heading_vector), section, section not in sections, _clean(r.chunk.id)))
                 sections.add(section)
         dims = sorted({v.size for v in vectors} | {h[0].size for h in headings})
         if len(dims) > 1:
@@ -650,9 +654,7 @@ class PostgresStore:
             if r.chunk.doc_id != doc.id:
                 raise StoreError(f"chunk {r.chunk.id!r} belongs to {r.chunk.doc_id!r}, not {doc.id!r}")
         dim = dims[0] if dims else None
-        aligned = [(np.asarray(r.aligned_vector, dtype=np.float32).ravel(),
-                    None if r.aligned_heading_vector is None
-                    else np.asarray(r.aligned_heading_vector, dtype=np.float32).ravel(), _clean(r.chunk.id))
+        aligned = [(flat_vector(r.aligned_vector), flat_vector(r.aligned_heading_vector), _clean(r.chunk.id))
                    for r in records if r.aligned_vector is not None]
 
         def write() -> None:
@@ -714,9 +716,7 @@ class PostgresStore:
                              (_clean(doc_id), key))
                 ordinals = [r[0] for r in conn.execute(self._q(
                     "SELECT ordinal FROM {s}.staged_chunks WHERE doc_id = %s ORDER BY ordinal"), (_clean(doc_id),))]
-                done = 0
-                while done < len(ordinals) and ordinals[done] == done:
-                    done += 1
+                done = staged_prefix(ordinals)
                 conn.execute(self._q("DELETE FROM {s}.staged_chunks WHERE doc_id = %s AND ordinal >= %s"),
                              (_clean(doc_id), done))
                 return done
@@ -725,19 +725,16 @@ class PostgresStore:
 
     def stage_chunks(self, key: str, records: list[ChunkRecord]) -> None:
         """Commit one batch of a large document's chunks where no search sees them."""
-        def flat(v):
-            return None if v is None else np.asarray(v, dtype=np.float32).ravel()
-
         rows = []
         for r in records:
-            vec = flat(r.vector)
+            vec = flat_vector(r.vector)
             if self._dim is not None and vec.size != self._dim:
                 raise StoreError(f"dimension mismatch: the store holds {self._dim}-dimensional vectors, "
                                  f"got {vec.size}")
-            section = _clean(r.chunk.heading_passage() or r.chunk.id) if r.heading_vector is not None else None
+            section = _section(r.chunk) if r.heading_vector is not None else None
             rows.append((_clean(r.chunk.doc_id), key) + self._chunk_row(r, vec)[2:] + (
-                _clean(r.chunk.id), section, flat(r.heading_vector), flat(r.aligned_vector),
-                flat(r.aligned_heading_vector)))
+                _clean(r.chunk.id), section, flat_vector(r.heading_vector), flat_vector(r.aligned_vector),
+                flat_vector(r.aligned_heading_vector)))
 
         def stage() -> None:
             with self.conn.transaction(), self.conn.cursor() as cur:

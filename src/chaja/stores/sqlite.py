@@ -33,6 +33,8 @@ import os
 import sqlite3
 import threading
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -41,7 +43,7 @@ from chaja.documents import Chunk, ChunkRecord, Document, DocumentInfo, Hit, Sto
 from chaja.search.filters import Filters
 from chaja.stores import sqlite_ann, sqlite_keywords, sqlite_staging, sqlite_vectors
 from chaja.stores.sqlite_in import select_in
-from chaja.stores.base import StoreError, sample_order
+from chaja.stores.base import StoreError, flat_vector, sample_order
 from chaja.stores.bm25_segments import SegmentedBM25
 
 SCHEMA_VERSION = 4
@@ -81,10 +83,7 @@ def fts_query(terms: list[str], column: str | None = None) -> str | None:
 def _flat(r: ChunkRecord) -> tuple:
     """(record, vector, heading vector, aligned vector, aligned heading vector), each a flat
     float32 array or None."""
-    def flat(v) -> np.ndarray | None:
-        return None if v is None else np.asarray(v, dtype=np.float32).ravel()
-
-    return (r, flat(r.vector), flat(r.heading_vector), flat(r.aligned_vector), flat(r.aligned_heading_vector))
+    return (r, *(flat_vector(v) for v in (r.vector, r.heading_vector, r.aligned_vector, r.aligned_heading_vector)))
 
 
 #: vector field → column
@@ -152,6 +151,20 @@ class SqliteStore:
             raise
 
     # ---- writing ---------------------------------------------------------
+    @contextmanager
+    def _writing(self) -> Iterator[sqlite3.Cursor]:
+        """One write transaction under this object's lock: committed when the block
+        ends, rolled back (and the error raised) when it fails."""
+        with self._lock:
+            cur = self._db.cursor()
+            cur.execute("BEGIN IMMEDIATE")
+            try:
+                yield cur
+                cur.execute("COMMIT")
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+
     def put_document(self, doc: Document, records: list[ChunkRecord]) -> None:
         self.put_documents([(doc, records)])
 
@@ -160,46 +173,39 @@ class SqliteStore:
         path, one commit per batch instead of one per document."""
         prepared = [(doc, [_flat(r) for r in records]) for doc, records in items]
         dims, adims, known, aknown = self._dims([row for _, rows in prepared for row in rows])
-        with self._lock:
-            cur = self._db.cursor()
-            cur.execute("BEGIN IMMEDIATE")
-            try:
-                added = []
-                stored = self._existing(cur, [doc.id for doc, _ in prepared])
-                for doc, rows in prepared:
-                    if doc.id in stored:
-                        self._delete(cur, doc.id)
-                    stored.add(doc.id)              # a second copy in this batch replaces the first
+        with self._writing() as cur:
+            added = []
+            stored = self._existing(cur, [doc.id for doc, _ in prepared])
+            for doc, rows in prepared:
+                if doc.id in stored:
+                    self._delete(cur, doc.id)
+                stored.add(doc.id)              # a second copy in this batch replaces the first
+                cur.execute(
+                    "INSERT INTO documents VALUES (?,?,?,?,?,?,?,?,?)",
+                    (doc.id, doc.title, doc.lang, doc.source, doc.doc_type, doc.date,
+                     doc.path, doc.fingerprint(), len(rows)),
+                )
+                for r, vec, *extra in rows:
+                    c = r.chunk
                     cur.execute(
-                        "INSERT INTO documents VALUES (?,?,?,?,?,?,?,?,?)",
-                        (doc.id, doc.title, doc.lang, doc.source, doc.doc_type, doc.date,
-                         doc.path, doc.fingerprint(), len(rows)),
+                        "INSERT INTO chunks (id, doc_id, ordinal, title, heading, text, lang, source,"
+                        " doc_type, date, vector, heading_vector, aligned_vector, aligned_heading_vector)"
+                        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                        (c.id, c.doc_id, c.ordinal, c.title, json.dumps(list(c.heading_path), ensure_ascii=False),
+                         c.text, c.lang, c.source, c.doc_type, c.date, vec.tobytes(),
+                         *(None if v is None else v.tobytes() for v in extra)),
                     )
-                    for r, vec, *extra in rows:
-                        c = r.chunk
-                        cur.execute(
-                            "INSERT INTO chunks (id, doc_id, ordinal, title, heading, text, lang, source,"
-                            " doc_type, date, vector, heading_vector, aligned_vector, aligned_heading_vector)"
-                            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                            (c.id, c.doc_id, c.ordinal, c.title, json.dumps(list(c.heading_path), ensure_ascii=False),
-                             c.text, c.lang, c.source, c.doc_type, c.date, vec.tobytes(),
-                             *(None if v is None else v.tobytes() for v in extra)),
-                        )
-                        cur.execute(
-                            "INSERT INTO chunks_fts (rowid, title, heading, body) VALUES (?,?,?,?)",
-                            (cur.lastrowid, " ".join(r.title_terms), " ".join(r.heading_terms),
-                             " ".join(r.body_terms)),
-                        )
-                        added.append(cur.lastrowid)
-                sqlite_keywords.log_added(cur, added)
-                if dims and not known:
-                    cur.execute("INSERT OR REPLACE INTO meta VALUES ('dim', ?)", (str(dims.pop()),))
-                if adims and not aknown:
-                    cur.execute("INSERT OR REPLACE INTO meta VALUES ('aligned_dim', ?)", (str(adims.pop()),))
-                cur.execute("COMMIT")
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
+                    cur.execute(
+                        "INSERT INTO chunks_fts (rowid, title, heading, body) VALUES (?,?,?,?)",
+                        (cur.lastrowid, " ".join(r.title_terms), " ".join(r.heading_terms),
+                         " ".join(r.body_terms)),
+                    )
+                    added.append(cur.lastrowid)
+            sqlite_keywords.log_added(cur, added)
+            if dims and not known:
+                cur.execute("INSERT OR REPLACE INTO meta VALUES ('dim', ?)", (str(dims.pop()),))
+            if adims and not aknown:
+                cur.execute("INSERT OR REPLACE INTO meta VALUES ('aligned_dim', ?)", (str(adims.pop()),))
 
     def _dims(self, rows: list[tuple]) -> tuple[set[int], set[int], str | None, str | None]:
         """The e5 and aligned dimensions of these rows (from :func:`_flat`) and the store's,
@@ -217,53 +223,31 @@ class SqliteStore:
     # ---- large documents, a batch at a time (chaja.stores.sqlite_staging) ----------
     def resume_staged(self, doc_id: str, key: str) -> int:
         """How many leading chunks of ``doc_id`` an earlier run staged under ``key``."""
-        with self._lock:
-            cur = self._db.cursor()
-            cur.execute("BEGIN IMMEDIATE")
-            try:
-                done = sqlite_staging.resume_point(cur, doc_id, key)
-                cur.execute("COMMIT")
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
-            return done
+        with self._writing() as cur:
+            return sqlite_staging.resume_point(cur, doc_id, key)
 
     def stage_chunks(self, key: str, records: list[ChunkRecord]) -> None:
         """Commit one batch of a large document's chunks where no search sees them."""
         rows = [_flat(r) for r in records]
         self._dims(rows)
-        with self._lock:
-            cur = self._db.cursor()
-            cur.execute("BEGIN IMMEDIATE")
-            try:
-                sqlite_staging.stage(cur, key, [(row[0], row[1], row[2:]) for row in rows])
-                cur.execute("COMMIT")
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
+        with self._writing() as cur:
+            sqlite_staging.stage(cur, key, [(row[0], row[1], row[2:]) for row in rows])
 
     def put_staged(self, doc: Document, key: str, n_chunks: int) -> None:
         """Replace the stored ``doc`` with its ``n_chunks`` staged chunks, in one transaction."""
-        with self._lock:
-            cur = self._db.cursor()
-            cur.execute("BEGIN IMMEDIATE")
-            try:
-                got = sqlite_staging.staged_count(cur, doc.id, key)
-                if got != n_chunks:
-                    raise StoreError(f"{doc.id}: {got} of its {n_chunks} chunks are staged")
-                if self._existing(cur, [doc.id]):
-                    self._delete(cur, doc.id)
-                sqlite_staging.publish(cur, doc, key, n_chunks)
-                for meta, column in (("dim", "vector"), ("aligned_dim", "aligned_vector")):
-                    if n_chunks and self.get_meta(meta) is None:
-                        size = cur.execute(f"SELECT length({column}) FROM chunks WHERE doc_id = ?"
-                                           f" AND {column} IS NOT NULL LIMIT 1", (doc.id,)).fetchone()
-                        if size:
-                            cur.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (meta, str(size[0] // 4)))
-                cur.execute("COMMIT")
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
+        with self._writing() as cur:
+            got = sqlite_staging.staged_count(cur, doc.id, key)
+            if got != n_chunks:
+                raise StoreError(f"{doc.id}: {got} of its {n_chunks} chunks are staged")
+            if self._existing(cur, [doc.id]):
+                self._delete(cur, doc.id)
+            sqlite_staging.publish(cur, doc, key, n_chunks)
+            for meta, column in (("dim", "vector"), ("aligned_dim", "aligned_vector")):
+                if n_chunks and self.get_meta(meta) is None:
+                    size = cur.execute(f"SELECT length({column}) FROM chunks WHERE doc_id = ?"
+                                       f" AND {column} IS NOT NULL LIMIT 1", (doc.id,)).fetchone()
+                    if size:
+                        cur.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (meta, str(size[0] // 4)))
 
     def staged(self) -> dict[str, int]:
         """doc_id → chunks staged by a run that has not published the document (yet)."""
@@ -287,16 +271,8 @@ class SqliteStore:
         return cur.rowcount > 0
 
     def delete_document(self, doc_id: str) -> bool:
-        with self._lock:
-            cur = self._db.cursor()
-            cur.execute("BEGIN IMMEDIATE")
-            try:
-                found = self._delete(cur, doc_id)
-                cur.execute("COMMIT")
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
-            return found
+        with self._writing() as cur:
+            return self._delete(cur, doc_id)
 
     # ---- reading ---------------------------------------------------------
     def fingerprints(self) -> dict[str, str]:
@@ -439,13 +415,16 @@ class SqliteStore:
                 if mat.shape[1] != self._dim(field):      # read before the field had vectors
                     del self._matrix[field], self._matrix_rowids[field]
                     continue
-                self._matrix[field], self._matrix_rowids[field] = self._overlay(
-                    field, VECTOR_FIELDS[field], (mat, ids, langs), self._matrix_rowids[field], touched)
+                before = self._matrix_rowids[field]
+                self._matrix[field], after = self._overlay(
+                    field, VECTOR_FIELDS[field], (mat, ids, langs), before, touched)
+                self._matrix_rowids[field] = after
                 row = rows.get(field)
-                new_ids = self._matrix[field][1]
-                if row is not None and len(row) == len(ids) and new_ids[:len(ids)] == ids:
-                    # rows were only appended: extend the id map instead of rebuilding it
-                    row.update((cid, i) for i, cid in enumerate(new_ids[len(ids):], len(ids)))
+                if (row is not None and not np.isin(touched, before).any()
+                        and np.array_equal(after[:before.size], before)):
+                    # no row it held was touched, new ones came after: extend the id map
+                    new_ids = self._matrix[field][1]
+                    row.update((new_ids[i], i) for i in range(before.size, after.size))
                     self._rows[field] = row
         finally:
             if own:
@@ -683,8 +662,8 @@ class SqliteStore:
         the keyword rows; returns what was done."""
         from chaja.stores import sqlite_check
 
-        with self._lock:
-            done = sqlite_check.repair(self._db, analyzer, sqlite_keywords.log_added, sqlite_keywords.log_removed)
+        with self._writing() as cur:
+            done = sqlite_check.repair(cur, analyzer, self._delete)
         if done:
             self._keywords.path.unlink(missing_ok=True)       # rebuilt from the keyword rows themselves
             self._keywords.bm25 = None

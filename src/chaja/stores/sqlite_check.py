@@ -21,9 +21,30 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from chaja.stores import sqlite_keywords
+
 #: vector column → the meta key that gives its dimension
 _DIMS = {"vector": "dim", "heading_vector": "dim", "aligned_vector": "aligned_dim",
          "aligned_heading_vector": "aligned_dim"}
+
+#: documents whose chunks are not the ``n_chunks`` it records, numbered 0…n−1
+_MISCOUNTED = ("SELECT d.id, d.n_chunks, count(c.rowid), min(c.ordinal), max(c.ordinal) FROM documents d"
+               " LEFT JOIN chunks c ON c.doc_id = d.id GROUP BY d.id"
+               " HAVING count(c.rowid) != d.n_chunks OR (count(c.rowid) > 0 AND (min(c.ordinal) != 0"
+               " OR max(c.ordinal) != d.n_chunks - 1))")
+
+
+def _wrong_dimension(db, limit: int = -1):
+    """(column, dimension, chunk id, document id, numbers held) of every vector blob whose
+    size is not the store's dimension for its column (none before a dimension is known)."""
+    meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('dim', 'aligned_dim')"))
+    for column, key in _DIMS.items():
+        dim = int(meta.get(key) or 0)
+        if dim:
+            for cid, doc_id, size in db.execute(
+                    f"SELECT id, doc_id, length({column}) FROM chunks WHERE {column} IS NOT NULL"
+                    f" AND length({column}) != ? LIMIT ?", (4 * dim, limit)).fetchall():
+                yield column, dim, cid, doc_id, size // 4
 
 
 def faults(db: sqlite3.Connection, known_schema: int, limit: int = 50) -> list[str]:
@@ -34,11 +55,7 @@ def faults(db: sqlite3.Connection, known_schema: int, limit: int = 50) -> list[s
     version = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
     if version is None or not version[0].isdigit() or int(version[0]) > known_schema:
         out.append(f"schema: version {version[0] if version else 'missing'} is not one this chaja knows")
-    for doc_id, want, got, lo, hi in db.execute(
-            "SELECT d.id, d.n_chunks, count(c.rowid), min(c.ordinal), max(c.ordinal) FROM documents d"
-            " LEFT JOIN chunks c ON c.doc_id = d.id GROUP BY d.id"
-            " HAVING count(c.rowid) != d.n_chunks OR (count(c.rowid) > 0 AND (min(c.ordinal) != 0"
-            " OR max(c.ordinal) != d.n_chunks - 1)) LIMIT ?", (limit,)):
+    for doc_id, want, got, lo, hi in db.execute(_MISCOUNTED + " LIMIT ?", (limit,)):
         out.append(f"document {doc_id!r}: records {want} chunks, holds {got} (ordinals {lo}…{hi})")
     for (cid,) in db.execute("SELECT c.id FROM chunks c LEFT JOIN documents d ON d.id = c.doc_id"
                              " WHERE d.id IS NULL LIMIT ?", (limit,)):
@@ -49,65 +66,41 @@ def faults(db: sqlite3.Connection, known_schema: int, limit: int = 50) -> list[s
     for (rowid,) in db.execute("SELECT f.rowid FROM chunks_fts f LEFT JOIN chunks c ON c.rowid = f.rowid"
                                " WHERE c.rowid IS NULL LIMIT ?", (limit,)):
         out.append(f"keyword row {rowid}: no chunk")
-    meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('dim', 'aligned_dim')"))
-    for column, key in _DIMS.items():
-        dim = int(meta.get(key) or 0)
-        if not dim:
-            continue
-        for cid, size in db.execute(f"SELECT id, length({column}) FROM chunks WHERE {column} IS NOT NULL"
-                                    f" AND length({column}) != ? LIMIT ?", (4 * dim, limit)):
-            out.append(f"chunk {cid!r}: {column} holds {size // 4} numbers, the store's dimension is {dim}")
+    for column, dim, cid, _, numbers in _wrong_dimension(db, limit):
+        out.append(f"chunk {cid!r}: {column} holds {numbers} numbers, the store's dimension is {dim}")
     return out
 
 
-def repair(db: sqlite3.Connection, analyzer, log_added, log_removed) -> list[str]:
-    """Mend the store in one write transaction; returns what it did, one line per act.
-    ``analyzer`` is the store's own; ``log_added(cur, rowids)`` and ``log_removed(cur,
-    doc_id)`` record the changes for the keyword postings."""
+def repair(cur: sqlite3.Cursor, analyzer, delete_document) -> list[str]:
+    """Mend the store inside the caller's write transaction; returns what it did, one line
+    per act. ``analyzer`` is the store's own; ``delete_document(cur, doc_id)`` removes a
+    document the store's way (its chunks, keyword rows and change-log entries)."""
     done: list[str] = []
-    cur = db.cursor()
-    cur.execute("BEGIN IMMEDIATE")
-    try:
-        broken = {doc_id for (doc_id,) in cur.execute(
-            "SELECT d.id FROM documents d LEFT JOIN chunks c ON c.doc_id = d.id GROUP BY d.id"
-            " HAVING count(c.rowid) != d.n_chunks OR (count(c.rowid) > 0 AND (min(c.ordinal) != 0"
-            " OR max(c.ordinal) != d.n_chunks - 1))")}
-        meta = dict(cur.execute("SELECT key, value FROM meta WHERE key IN ('dim', 'aligned_dim')"))
-        for column, key in _DIMS.items():
-            dim = int(meta.get(key) or 0)
-            if dim:
-                broken |= {d for (d,) in cur.execute(f"SELECT DISTINCT doc_id FROM chunks WHERE {column} IS NOT NULL"
-                                                      f" AND length({column}) != ?", (4 * dim,))}
-        for doc_id in sorted(broken):
-            log_removed(cur, doc_id)
-            cur.execute("DELETE FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks WHERE doc_id = ?)", (doc_id,))
-            cur.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
-            cur.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
-            done.append(f"removed document {doc_id!r} (damaged; index its file again)")
-        orphans = cur.execute("SELECT c.rowid, c.id FROM chunks c LEFT JOIN documents d ON d.id = c.doc_id"
-                              " WHERE d.id IS NULL").fetchall()
-        for rowid, cid in orphans:
-            cur.execute("INSERT INTO keyword_log (row, added) VALUES (?, 0)", (rowid,))
-            cur.execute("DELETE FROM chunks_fts WHERE rowid = ?", (rowid,))
-            cur.execute("DELETE FROM chunks WHERE rowid = ?", (rowid,))
-            done.append(f"removed chunk {cid!r} (its document is missing)")
-        stray = [r for (r,) in cur.execute("SELECT f.rowid FROM chunks_fts f LEFT JOIN chunks c ON c.rowid = f.rowid"
-                                            " WHERE c.rowid IS NULL")]
-        for rowid in stray:
-            cur.execute("INSERT INTO keyword_log (row, added) VALUES (?, 0)", (rowid,))
-            cur.execute("DELETE FROM chunks_fts WHERE rowid = ?", (rowid,))
-            done.append(f"removed keyword row {rowid} (no chunk)")
-        missing = cur.execute("SELECT c.rowid, c.id, c.title, c.heading, c.text FROM chunks c"
-                              " LEFT JOIN chunks_fts f ON f.rowid = c.rowid WHERE f.rowid IS NULL").fetchall()
-        for rowid, cid, title, heading, text in missing:
-            path = " ".join(json.loads(heading))
-            cur.execute("INSERT INTO chunks_fts (rowid, title, heading, body) VALUES (?,?,?,?)",
-                        (rowid, " ".join(analyzer(title)), " ".join(analyzer(path)), " ".join(analyzer(text))))
-            done.append(f"wrote the keyword row of chunk {cid!r}")
-        if missing:
-            log_added(cur, [r[0] for r in missing])
-        cur.execute("COMMIT")
-    except BaseException:
-        cur.execute("ROLLBACK")
-        raise
+    broken = {row[0] for row in cur.execute(_MISCOUNTED).fetchall()}
+    broken |= {doc_id for *_, doc_id, _ in _wrong_dimension(cur)}
+    for doc_id in sorted(broken):
+        delete_document(cur, doc_id)
+        done.append(f"removed document {doc_id!r} (damaged; index its file again)")
+    orphans = cur.execute("SELECT c.rowid, c.id FROM chunks c LEFT JOIN documents d ON d.id = c.doc_id"
+                          " WHERE d.id IS NULL").fetchall()
+    for rowid, cid in orphans:
+        cur.execute("INSERT INTO keyword_log (row, added) VALUES (?, 0)", (rowid,))
+        cur.execute("DELETE FROM chunks_fts WHERE rowid = ?", (rowid,))
+        cur.execute("DELETE FROM chunks WHERE rowid = ?", (rowid,))
+        done.append(f"removed chunk {cid!r} (its document is missing)")
+    stray = [r for (r,) in cur.execute("SELECT f.rowid FROM chunks_fts f LEFT JOIN chunks c ON c.rowid = f.rowid"
+                                        " WHERE c.rowid IS NULL").fetchall()]
+    for rowid in stray:
+        cur.execute("INSERT INTO keyword_log (row, added) VALUES (?, 0)", (rowid,))
+        cur.execute("DELETE FROM chunks_fts WHERE rowid = ?", (rowid,))
+        done.append(f"removed keyword row {rowid} (no chunk)")
+    missing = cur.execute("SELECT c.rowid, c.id, c.title, c.heading, c.text FROM chunks c"
+                          " LEFT JOIN chunks_fts f ON f.rowid = c.rowid WHERE f.rowid IS NULL").fetchall()
+    for rowid, cid, title, heading, text in missing:
+        path = " ".join(json.loads(heading))
+        cur.execute("INSERT INTO chunks_fts (rowid, title, heading, body) VALUES (?,?,?,?)",
+                    (rowid, " ".join(analyzer(title)), " ".join(analyzer(path)), " ".join(analyzer(text))))
+        done.append(f"wrote the keyword row of chunk {cid!r}")
+    if missing:
+        sqlite_keywords.log_added(cur, [r[0] for r in missing])
     return done

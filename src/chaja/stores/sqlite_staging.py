@@ -23,6 +23,7 @@ import numpy as np
 
 from chaja.documents import ChunkRecord, Document
 from chaja.stores import sqlite_keywords
+from chaja.stores.base import staged_prefix
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS staged_chunks (
@@ -45,9 +46,7 @@ def resume_point(cur: sqlite3.Cursor, doc_id: str, key: str) -> int:
     cur.execute("DELETE FROM staged_chunks WHERE doc_id = ? AND stage_key != ?", (doc_id, key))
     ordinals = [r[0] for r in cur.execute(
         "SELECT ordinal FROM staged_chunks WHERE doc_id = ? ORDER BY ordinal", (doc_id,))]
-    done = 0
-    while done < len(ordinals) and ordinals[done] == done:
-        done += 1
+    done = staged_prefix(ordinals)
     if done < len(ordinals):          # a gap: keep the run before it
         cur.execute("DELETE FROM staged_chunks WHERE doc_id = ? AND ordinal >= ?", (doc_id, done))
     return done
