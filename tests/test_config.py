@@ -45,3 +45,24 @@ def test_list_valued_maps_round_trip(tmp_path):
     p = tmp_path / "c.toml"
     p.write_text(c.to_toml())
     assert Config.load(p).index.expect_doc_types == {"DART": ["filing", "annual"]}
+
+
+@pytest.mark.parametrize("spec", ["none", "e5-windows", "onnx:/models/ce", "sentence-transformers:~/ce"])
+def test_reranker_specs_are_accepted(spec):
+    c = Config()
+    c.set("search.reranker", spec)
+    assert c.search.reranker == spec
+
+
+@pytest.mark.parametrize("spec", ["cross-encoder", "onnx:", "onnx", "e5-windows:300", "sentence-transformers: "])
+def test_a_reranker_spec_that_names_nothing_is_refused(spec):
+    with pytest.raises(ValueError, match="search.reranker"):
+        Config().set("search.reranker", spec)
+
+
+def test_rerank_settings_have_a_section_and_bounds():
+    c = Config().override(["rerank.depth=20", "rerank.threshold=0.3", "rerank.min_k=2", "rerank.max_k=8"])
+    assert (c.rerank.depth, c.rerank.threshold, c.rerank.min_k, c.rerank.max_k) == (20, 0.3, 2, 8)
+    assert "[rerank]" in c.to_toml()
+    with pytest.raises(ValueError, match="rerank.threshold"):
+        c.set("rerank.threshold", 1.5)

@@ -141,6 +141,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     if not res.keyword_used:
         gate += "; keyword list gated off"
     print(f"query: {res.query}   terms: {' '.join(res.terms[:20])}{' …' if len(res.terms) > 20 else ''}   ({gate})")
+    if res.reranker:
+        print(f"reranked by {res.reranker}; selected prefix: {res.selected} of {len(res.documents)}")
     if res.parts:
         print("also searched as two parts: " + " | ".join(res.parts) + "   (documents fused by reciprocal rank)")
     if not res.documents:
@@ -152,6 +154,9 @@ def cmd_search(args: argparse.Namespace) -> int:
             print(f"    § {b.chunk.heading}")
         print(f"    {snippet(b.chunk.text, res.terms)}")
         print(f"    why: {why_line(d, res.keyword_used)}")
+        if res.selected is not None and d.rank == res.selected and d.rank < len(res.documents):
+            print(f"\n    ── selected prefix ends here ({res.selected} of {len(res.documents)}: "
+                  f"rerank.threshold, min_k, max_k) ──")
     return 0
 
 

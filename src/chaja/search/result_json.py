@@ -16,6 +16,8 @@ def result_json(res: SearchResult, top_k: int) -> dict:
         "keyword_used": res.keyword_used,
         "lists": res.lists,
         "parts": res.parts,
+        "reranker": res.reranker,
+        "selected": res.selected,
         "signals": res.signals,
         "top_k": top_k,
         "results": [
@@ -30,6 +32,9 @@ def result_json(res: SearchResult, top_k: int) -> dict:
                 "lang": d.best.chunk.lang, "source": d.best.chunk.source,
                 "doc_type": d.best.chunk.doc_type, "date": d.best.chunk.date,
                 "chunks": len(d.chunks),
+                "rerank_score": d.best.rerank_score, "rerank_probability": d.best.rerank_probability,
+                "fused_rank": d.best.fused_rank,
+                "in_selected": None if res.selected is None else d.rank <= res.selected,
             }
             for d in res.documents
         ],
@@ -48,4 +53,6 @@ def why_line(d: DocumentResult, keyword_used: bool) -> str:
             + (f" (cos {b.vector_score:.3f})" if b.vector_score is not None else "")
             + (f", heading #{b.heading_rank}" if b.heading_rank is not None else "")
             + f", fused {b.score:.4f}" + (", reserved slot" if b.reserved else "")
+            + (f", reranked from #{b.fused_rank} (score {b.rerank_score:.3f}, p {b.rerank_probability:.2f})"
+               if b.rerank_score is not None else "")
             + (f", {len(d.chunks)} chunks" if len(d.chunks) > 1 else ""))

@@ -21,6 +21,9 @@ class ChunkResult:
     reserved: bool = False             # placed by a reserved slot, not by fused score
     ranks: dict[str, int] = field(default_factory=dict)     # list name → 1-based rank, every list it is in
     scores: dict[str, float] = field(default_factory=dict)  # list name → the list's raw score
+    rerank_score: float | None = None  # the reranker's raw score (search.reranker; None = not reranked)
+    rerank_probability: float | None = None  # ... mapped to [0, 1] (chaja.rerank.selection)
+    fused_rank: int | None = None      # 1-based rank among the reranked candidates before reranking
 
 
 @dataclass
@@ -47,6 +50,12 @@ class SearchResult:
     signals: dict[str, float] = field(default_factory=dict)  # top_cosine, keyword_coverage
     lists: list[str] = field(default_factory=list)           # the candidate lists that were fused, by name
     parts: list[str] = field(default_factory=list)           # the subquestions searched too (search.multipart)
+    reranker: str | None = None        # the reranker's name, when one ordered the candidates
+    selected: int | None = None        # documents in the selected prefix (rerank.threshold, min_k, max_k)
+
+    def selected_documents(self) -> list[DocumentResult]:
+        """The selected prefix: every document when no reranker chose one."""
+        return self.documents if self.selected is None else self.documents[: self.selected]
 
     def doc_ids(self) -> list[str]:
         return [d.doc_id for d in self.documents]

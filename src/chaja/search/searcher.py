@@ -28,9 +28,11 @@ import numpy as np
 
 from chaja.analysis import Analyzer
 from chaja.language import detect_language, is_hangul_syllable
-from chaja.config import SearchConfig
+from chaja.config import RerankConfig, SearchConfig
 from chaja.documents import Hit
 from chaja.encoders.base import Encoder
+from chaja.rerank import Reranker, get_reranker, passage_text, rerank_order
+from chaja.rerank.selection import mapped, selected_count
 from chaja.search import background, multipart
 from chaja.search.calibrated import PARTNER, calibrated
 from chaja.search.fusion import convex, ranks, rrf
@@ -90,9 +92,12 @@ def check_top_k(top_k: object) -> int | None:
 
 class Searcher:
     def __init__(self, store: Store, encoder: Encoder | None, cfg: SearchConfig, analyzer: Analyzer,
-                 aligned: Encoder | None = None):
+                 aligned: Encoder | None = None, rerank: RerankConfig | None = None,
+                 rerankers: Callable[[str], Reranker | None] | None = None):
         self.store, self.encoder, self.cfg, self.analyzer = store, encoder, cfg, analyzer
         self.aligned = aligned
+        self.rerank_cfg = rerank or RerankConfig()
+        self._rerankers = rerankers or (lambda spec: get_reranker(spec, self.rerank_cfg, self.encoder))
         self._background: dict[str, dict] | None = None
         self._languages: set[str] | None = None
         self._means: dict[str, np.ndarray] | None = None
@@ -276,7 +281,13 @@ class Searcher:
         if not parts:
             return whole
         k = check_top_k(top_k) or self.cfg.top_k
-        return multipart.fuse(whole, [self._search(p, top_k, filters) for p in parts], parts, k)
+        fused = multipart.fuse(whole, [self._search(p, top_k, filters) for p in parts], parts, k)
+        if whole.reranker is not None:   # each search was reranked: the prefix is chosen over the fused order
+            rc = self.rerank_cfg
+            fused.reranker = whole.reranker
+            fused.selected = selected_count([d.best.rerank_probability or 0.0 for d in fused.documents],
+                                            rc.threshold, rc.min_k, rc.max_k)
+        return fused
 
     def _search(self, text: str, top_k: int | None = None, filters: Filters | None = None) -> SearchResult:
         cfg = self.cfg
@@ -284,8 +295,7 @@ class Searcher:
         where = filters or None
         k = check_top_k(top_k) or cfg.top_k
         n = max(cfg.candidates, k)
-        if cfg.reranker != "none":
-            raise ValueError(f"search.reranker {cfg.reranker!r} is not available; this version has no reranker")
+        reranker = self._rerankers(cfg.reranker) if cfg.reranker != "none" else None
         if cfg.mode not in ("hybrid", "keyword", "vector"):
             raise ValueError(f"search.mode must be hybrid, keyword or vector, not {cfg.mode!r}")
         terms = query_terms(self.analyzer, text, cfg.query_terms)[:MAX_QUERY_TERMS]
@@ -340,12 +350,16 @@ class Searcher:
         if cfg.reserved_keyword_share > 0 and keyword_used:
             reserved += [h.chunk_id for h in keyword[: keyword_slot_count(k, cfg.reserved_keyword_share)]]
 
-        wanted = list(dict.fromkeys(order[: 4 * k + len(reserved)] + reserved))
+        depth = self.rerank_cfg.depth if reranker is not None else 0
+        wanted = list(dict.fromkeys(order[: 4 * max(k, depth) + len(reserved)] + reserved))
         chunks = {cid: fetched[cid] for cid in wanted if cid in fetched}
         chunks.update(self.store.chunks([cid for cid in wanted if cid not in fetched]))
         doc_of = {cid: c.doc_id for cid, c in chunks.items()}
         order = [c for c in order if c in chunks]
         capped = cap_per_document(order, doc_of, cfg.chunk_cap)
+        reranked: dict[str, tuple[float, int]] = {}
+        if reranker is not None:
+            capped, reranked = self._reranked(reranker, text, capped, chunks, depth)
         top, taken = reserve(capped, [r for r in reserved if r in chunks], k)
 
         kr, vr, tr, hr = ranks(keyword), ranks(vector), ranks(title), ranks(heading)
@@ -363,9 +377,31 @@ class Searcher:
                         scores={m: sc[cid] for m, sc in list_scores.items() if cid in sc})
             for cid in top
         ]
+        documents = group_by_document(results)
+        selected = None
+        if reranker is not None:
+            rc = self.rerank_cfg
+            for r in results:
+                if r.chunk.id in reranked:
+                    r.rerank_score, r.fused_rank = reranked[r.chunk.id]
+                    r.rerank_probability = mapped(r.rerank_score, rc.scale, rc.shift)
+            probabilities = [d.best.rerank_probability or 0.0 for d in documents]
+            selected = selected_count(probabilities, rc.threshold, rc.min_k, rc.max_k)
         return SearchResult(query=text, terms=terms, keyword_used=keyword_used,
-                            chunks=results, documents=group_by_document(results), signals=signals,
-                            lists=[name for name, hits in lists.items() if hits])
+                            chunks=results, documents=documents, signals=signals,
+                            lists=[name for name, hits in lists.items() if hits],
+                            reranker=reranker.name if reranker is not None else None, selected=selected)
+
+    @staticmethod
+    def _reranked(reranker: Reranker, text: str, capped: list[str], chunks: dict,
+                  depth: int) -> tuple[list[str], dict[str, tuple[float, int]]]:
+        """The first ``depth`` candidates in the reranker's order (ties keep the fused
+        order), the rest after them as fused; and each reranked chunk's (score, fused rank)."""
+        pool = capped[:depth]
+        scores = reranker.score(text, [passage_text(chunks[c]) for c in pool])
+        order = rerank_order(scores)
+        found = {pool[i]: (float(scores[i]), i + 1) for i in range(len(pool))}
+        return [pool[i] for i in order] + capped[depth:], found
 
     def _weighted(self, fused: list[tuple[str, float]]) -> tuple[list[str], dict[str, float], dict]:
         """Apply source and freshness multipliers and re-sort (stable); also returns the
