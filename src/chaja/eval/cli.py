@@ -41,6 +41,8 @@ def _run_arguments(p: argparse.ArgumentParser, suppress: bool) -> None:
     p.add_argument("--progress", type=int, metavar="N", help="progress line every N questions (0 = none)",
                    **({"default": argparse.SUPPRESS} if suppress else {"default": 100}))
     p.add_argument("--limit", type=int, metavar="N", help="only the first N questions", **kw)
+    p.add_argument("--depth", type=int, metavar="N", help="documents recorded a question (default 10; 50 for "
+                   "Hit@50 and reranker pools; search.top_k is raised to match)", **kw)
 
 
 def add_eval_commands(subparsers: Any, open_index: Callable[[str, Any], Any]) -> argparse.ArgumentParser:
@@ -69,6 +71,27 @@ def add_eval_commands(subparsers: Any, open_index: Callable[[str, Any], Any]) ->
     p.add_argument("--by", choices=("kind", "lang"),
                    help="also compare nDCG@10 within each question kind (language pair) or language")
     p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("pools", help="the reranker evaluation's tables (Hit@1-50, nDCG@10, selected-prefix "
+                                     "precision, random-order reference) from runs' records")
+    p.add_argument("dirs", nargs="+")
+    p.add_argument("--view", choices=("answerable", "all"), default="answerable")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_pools)
+
+    p = sub.add_parser("replay", help="a reranked run under other [rerank] settings, from its records (no model)")
+    p.add_argument("dir")
+    p.add_argument("--out", required=True, help="folder for the replayed run")
+    p.add_argument("--name", help="run name (default: the folder name)")
+    p.add_argument("--set", action="append", metavar="rerank.KEY=VALUE", default=[],
+                   help="depth (0 = no reranker), scale, shift, threshold, min_k, max_k (default: the run's own)")
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("calibrate", help="fit rerank.scale and rerank.shift on a reranked development run")
+    p.add_argument("dir")
+    p.add_argument("--check", metavar="DIR", help="also report the fitted mapping's losses on this (held-out) run")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_calibrate)
 
     p = sub.add_parser("sweep", help="measure every search setting against the base, one at a time",
                        description="One-at-a-time (or --grid) sweep of search settings; each cell is a run "
@@ -180,15 +203,20 @@ def cmd_run(args: argparse.Namespace, open_index: Callable) -> int:
     from chaja.eval.questions import read_questions
     from chaja.eval.report import print_summary
     from chaja.eval.runner import evaluate
+    from chaja.eval.single import CHUNK_DEPTH
 
     questions = read_questions(args.questions)
     if args.limit:
         questions = questions[: args.limit]
     cfg = _config(args)
+    depth = getattr(args, "depth", None) or CHUNK_DEPTH
+    if depth < 1:
+        raise ValueError(f"--depth must be at least 1, not {depth}")
+    cfg.search.top_k = max(cfg.search.top_k, depth)
     index = open_index(args.store, cfg)
     ctx = index if hasattr(index, "__enter__") else contextlib.nullcontext(index)
     with ctx as idx:
-        summary = evaluate(idx, questions, args.out, name=args.name, progress_every=args.progress)
+        summary = evaluate(idx, questions, args.out, name=args.name, progress_every=args.progress, depth=depth)
     print(print_summary(summary))
     print(f"\nwrote {Path(args.out) / 'records.jsonl'}, run.trec, summary.json", file=sys.stderr)
     return 0
@@ -252,6 +280,65 @@ def parse_variant(spec: str) -> tuple[str, str, str]:
     if len(parts) == 2 and all(parts):
         return "store", parts[0], parts[1]
     raise ValueError(f"--variant expects SETTING=VALUE=STORE (e.g. analyzer=kiwi=kiwi.chaja), got {spec!r}")
+
+
+def cmd_pools(args: argparse.Namespace) -> int:
+    from chaja.eval.pools import format_pools, pool_summary
+
+    summaries = [pool_summary(d) for d in args.dirs]
+    if args.json:
+        print(json.dumps(summaries, ensure_ascii=False, indent=2))
+    else:
+        print(format_pools(summaries, args.view))
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from chaja.config import Config
+    from chaja.eval.replay import replay
+    from chaja.eval.report import print_summary, read_records
+
+    meta, _ = read_records(args.dir)
+    cfg = Config()
+    for key, value in ((meta.get("config") or {}).get("rerank") or {}).items():
+        cfg.set(f"rerank.{key}", value)
+    for a in args.set:
+        key, eq, value = a.partition("=")
+        if not eq or not key.strip().startswith("rerank."):
+            raise ValueError(f"--set expects rerank.KEY=VALUE, got {a!r}")
+        if key.strip() == "rerank.depth" and value.strip() == "0":
+            cfg.rerank.depth = 0                          # no reranker: the fused order
+            continue
+        cfg.set(key.strip(), value.strip())
+    summary = replay(args.dir, args.out, cfg.rerank, name=args.name)
+    print(print_summary(summary))
+    print(f"\nwrote {Path(args.out) / 'records.jsonl'}, run.trec, summary.json", file=sys.stderr)
+    return 0
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from chaja.eval.calibrate import examples, fit, losses
+    from chaja.eval.report import read_records
+
+    meta, _ = read_records(args.dir)
+    rerank = (meta.get("config") or {}).get("rerank") or {}
+    result = fit(args.dir, rerank.get("scale", 1.0), rerank.get("shift", 0.0))
+    if args.check:
+        scores, labels = examples(args.check)
+        result["check"] = {"run": args.check, "examples": len(scores), "useful": sum(labels),
+                           "before": losses(scores, labels, rerank.get("scale", 1.0), rerank.get("shift", 0.0)),
+                           "after": losses(scores, labels, result["scale"], result["shift"])}
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    print(f"{result['examples']} reranked documents, {result['useful']} useful")
+    print(f"fitted mapping: p = 1 / (1 + exp(-({result['scale']:.6g} * score + {result['shift']:.6g})))")
+    for label, part in (("this run", result),) + ((("check run", result["check"]),) if args.check else ()):
+        b, a = part["before"], part["after"]
+        print(f"  {label}: log loss {b['log_loss']:.4f} -> {a['log_loss']:.4f}, "
+              f"Brier {b['brier']:.4f} -> {a['brier']:.4f}")
+    print(f"\nuse it: --set rerank.scale={result['scale']:.6g} --set rerank.shift={result['shift']:.6g}")
+    return 0
 
 
 def cmd_sweep(args: argparse.Namespace, open_index: Callable) -> int:

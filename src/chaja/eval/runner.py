@@ -14,6 +14,11 @@
          "rank": gold rank or null, "keyword_used": bool, "abstained": bool,
          "signals": {"top_cosine", "keyword_coverage"}, "ms": search time}
 
+    A reranked search (``search.reranker``) adds ``"reranker"`` (its name) and
+    ``"selected"`` (documents in its selected prefix), and each reranked document its
+    ``"rerank"`` (raw score), ``"p"`` (mapped) and ``"fused_rank"`` (its rank before
+    reranking), so :mod:`chaja.eval.replay` can redo the prefix without the model.
+
     ``score`` is the fused score of the document's best chunk; ``keyword_rank``
     and ``vector_rank`` are that chunk's 1-based ranks in the keyword and vector
     lists (null = absent). A search that abstained counts as a miss.
@@ -60,8 +65,11 @@ def result_documents(result: Any, depth: int = CHUNK_DEPTH) -> list[dict]:
             if doc_id in seen:
                 continue
             seen.add(doc_id)
-            out.append({"doc_id": doc_id, "title": c.chunk.title, "score": float(c.score),
-                        "keyword_rank": c.keyword_rank, "vector_rank": c.vector_rank})
+            doc = {"doc_id": doc_id, "title": c.chunk.title, "score": float(c.score),
+                   "keyword_rank": c.keyword_rank, "vector_rank": c.vector_rank}
+            if getattr(c, "rerank_score", None) is not None:
+                doc.update(rerank=c.rerank_score, p=c.rerank_probability, fused_rank=c.fused_rank)
+            out.append(doc)
         return out
     for d in getattr(result, "documents", None) or []:  # no chunk list: take the grouping as given
         best = d.chunks[0] if d.chunks else None
@@ -97,7 +105,7 @@ def _row(q: Question, rec: dict) -> dict:
         row["scores"] = single_scores(rec["rank"])
         row["all_gold"] = all_gold_scores(ranked, gold)
     if q.judgments is not None:
-        row["graded"] = graded_mod.question_scores(ranked, q.judgments, selected=q.extra.get("selected"))
+        row["graded"] = graded_mod.question_scores(ranked, q.judgments, selected=rec.get("selected"))
     return row
 
 
@@ -169,6 +177,9 @@ def evaluate(index: Any, questions: Sequence[Question], out_dir: str | Path, nam
             })
             if getattr(result, "parts", None):
                 rec["parts"] = list(result.parts)       # the subquestions searched too (search.multipart)
+            if getattr(result, "reranker", None):
+                rec["reranker"] = result.reranker       # the selected prefix replaces the question's own
+                rec["selected"] = result.selected
             fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
             rows.append(_row(q, rec))
             run[q.id] = [] if abstained else [(d["doc_id"], d["score"]) for d in docs]
