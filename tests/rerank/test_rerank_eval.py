@@ -137,3 +137,16 @@ def test_cli_pools_replay_calibrate(runs, tmp_path, capsys):
     assert main(["eval", "calibrate", str(root / "windows"), "--check", str(root / "windows"), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert set(out) >= {"scale", "shift", "before", "after", "check"}
+
+
+def test_compare_pairs_the_pool_metrics(runs, capsys):
+    from chaja.cli import main
+    from chaja.eval.pools import pool_question_metrics
+    root, _, _ = runs
+    per_q = pool_question_metrics(root / "windows")
+    assert per_q and all(set(m) >= {"Hit@1", "Hit@50", "nDCG@10"} for m in per_q.values())
+    assert all(m["Hit@50"] == 1.0 for m in per_q.values())          # answerable pools: a useful one is in
+    assert main(["eval", "compare", str(root / "none"), str(root / "windows"), "--pools", "--json",
+                 "--resamples", "200"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [r["metric"] for r in out["pools"]][:2] == ["Hit@1", "Hit@3"]

@@ -70,6 +70,8 @@ def add_eval_commands(subparsers: Any, open_index: Callable[[str, Any], Any]) ->
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")
     p.add_argument("--by", choices=("kind", "lang"),
                    help="also compare nDCG@10 within each question kind (language pair) or language")
+    p.add_argument("--pools", action="store_true",
+                   help="also pair the pool metrics (Hit@1-50, nDCG@10, selected-prefix precision; answerable pools)")
     p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("pools", help="the reranker evaluation's tables (Hit@1-50, nDCG@10, selected-prefix "
@@ -255,10 +257,22 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.by:
         group_of = {r["id"]: r.get(args.by) or "-" for r in records_a}
         groups = compare_groups(a, b, group_of, "nDCG@10", resamples=args.resamples, seed=args.seed)
+    pooled = []
+    if getattr(args, "pools", False):
+        from chaja.eval.pools import PAIRED, pool_question_metrics
+        pa, pb = pool_question_metrics(args.dir_a), pool_question_metrics(args.dir_b)
+        shared = [q for q in pa if q in pb]
+        for m in PAIRED:
+            ids = [q for q in shared if m in pa[q] and m in pb[q]]
+            if ids:
+                pooled += compare_runs({q: pa[q] for q in ids}, {q: pb[q] for q in ids}, [m],
+                                       resamples=args.resamples, seed=args.seed)
     if args.json:
         out = {"a": name_a, "b": name_b, "unpaired": only, "metrics": [r.to_dict() for r in rows]}
         if args.by:
             out["by_" + args.by] = [r.to_dict() for r in groups]
+        if pooled:
+            out["pools"] = [r.to_dict() for r in pooled]
         print(json.dumps(out, ensure_ascii=False, indent=2))
     else:
         print(f"A = {name_a}, B = {name_b}; diff = B - A; bootstrap and sign-flip randomization, "
@@ -269,6 +283,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         if groups:
             print(f"\nnDCG@10 by {args.by}:")
             print(format_comparison(groups, name_a, name_b, label=args.by, count=True))
+        if pooled:
+            print("\nwithin the recorded pools (answerable in both runs):")
+            print(format_comparison(pooled, name_a, name_b, count=True))
     return 0
 
 

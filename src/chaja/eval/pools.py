@@ -34,9 +34,10 @@ def pool_judgments(rec: dict) -> dict:
     return {d: 3 if d in gold else 0 for d in ranked}
 
 
-def pool_summary(run_dir: str | Path) -> dict:
+def _pool_rows(run_dir: str | Path) -> tuple[dict, list[tuple[str, dict, dict]]]:
+    """(run description, [(question id, pool scores, pool)]) of every question with a pool."""
     meta, records = read_records(run_dir)
-    rows, pools = [], []
+    out = []
     for rec in records:
         if not rec.get("gold") and rec.get("judgments") is None:
             continue                                    # unanswerable by construction: no metric
@@ -44,8 +45,38 @@ def pool_summary(run_dir: str | Path) -> dict:
         if not pool:
             continue
         ranked = [] if rec.get("abstained") else list(rec["ranked"])
-        rows.append(graded_mod.question_scores(ranked, pool, selected=rec.get("selected")))
-        pools.append(pool)
+        out.append((rec["id"], graded_mod.question_scores(ranked, pool, selected=rec.get("selected")), pool))
+    return meta, out
+
+
+#: what ``chaja eval compare --pools`` pairs, question by question (answerable pools)
+PAIRED = ("Hit@1", "Hit@3", "Hit@5", "Hit@10", "Hit@20", "Hit@50", "nDCG@10", "selected_prefix_precision")
+
+
+def pool_question_metrics(run_dir: str | Path) -> dict[str, dict[str, float]]:
+    """Question id → :data:`PAIRED` metric → value, for the answerable pools of a run."""
+    _, rows = _pool_rows(run_dir)
+    out = {}
+    for qid, scores, _ in rows:
+        if scores["useful"] == 0:
+            continue
+        m = {}
+        for k in (1, 3, 5, 10, 20, 50):
+            at = scores["at"][str(k)]
+            if at is not None:
+                m[f"Hit@{k}"] = at["hit"]
+        if scores["at"]["10"] is not None:
+            m["nDCG@10"] = scores["at"]["10"]["ndcg"]
+        if scores["selected_precision"] is not None:
+            m["selected_prefix_precision"] = scores["selected_precision"]
+        out[qid] = m
+    return out
+
+
+def pool_summary(run_dir: str | Path) -> dict:
+    meta, found = _pool_rows(run_dir)
+    rows = [scores for _, scores, _ in found]
+    pools = [pool for _, _, pool in found]
     if not rows:
         raise ValueError(f"{run_dir}: no question with a recorded pool and a gold page or grades")
     out = graded_mod.summarize_graded(rows, pools)
