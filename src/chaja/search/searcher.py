@@ -15,7 +15,10 @@
    RRF (:mod:`chaja.search.fusion`);
 6. source and freshness multipliers scale fused scores (:mod:`chaja.search.weights`);
 7. reserved slots put the best keyword (and title) hits first (:mod:`chaja.search.slots`);
-8. a per-document chunk cap, then the top-k chunks are grouped into documents.
+8. a per-document chunk cap, then the top-k chunks are grouped into documents;
+9. with ``search.reranker``, the first ``rerank.depth`` capped candidates are reordered
+   by the reranker (:mod:`chaja.rerank`; ties keep the fused order) before the top-k,
+   and a selected prefix is chosen from the mapped scores.
 """
 from __future__ import annotations
 
