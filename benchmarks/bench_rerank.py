@@ -95,7 +95,6 @@ def latency(store: Path, questions, spec: str, n: int) -> dict:
             pools.append((q.text, [passage_text(d.best.chunk) for d in res.documents]))
         reranker = idx.reranker(spec)
         for depth in DEPTHS:
-            alone, whole = [], []
             idx.config.search.reranker, idx.config.rerank.depth = spec, depth
             for _pass in (1, 2):
                 alone, whole = [], []
@@ -109,7 +108,6 @@ def latency(store: Path, questions, spec: str, n: int) -> dict:
             out[str(depth)] = {"rerank_p50": statistics.median(alone), "rerank_p95": pct(alone, 95),
                                "search_p50": statistics.median(whole), "search_p95": pct(whole, 95)}
         idx.config.search.reranker = "none"
-        plain = []
         for _pass in (1, 2):
             plain = []
             for text, _ in pools:

@@ -84,7 +84,7 @@ class SearchConfig:
 
 @dataclass
 class RerankConfig:
-    depth: int = 50                     # fused candidates (one per document) the reranker orders
+    depth: int = 50                     # fused candidates (one per document) the reranker orders (0 = none)
     scale: float = 1.0                  # score mapping: mapped = 1 / (1 + exp(-(scale * score + shift))), fit by `chaja eval calibrate`
     shift: float = 0.0
     threshold: float = 0.5              # the selected prefix: results whose mapped score reaches this ...
@@ -212,6 +212,18 @@ CHOICES = {
 #: search.reranker: the rerankers that need nothing more, and those that load a model folder (``kind:<folder>``)
 RERANKERS = ("none", "e5-windows")
 FOLDER_RERANKERS = ("onnx", "sentence-transformers")
+
+
+def parse_reranker(spec: object) -> tuple[str, str]:
+    """``search.reranker`` as (kind, model folder): ("e5-windows", "") or ("onnx", "models/ce");
+    a clear error for anything else."""
+    kind, colon, folder = str(spec).partition(":")
+    if (kind in RERANKERS and not colon) or (kind in FOLDER_RERANKERS and colon and folder.strip()):
+        return kind, folder
+    raise ValueError(f"config search.reranker: {spec!r} is not one of {', '.join(RERANKERS)}, "
+                     + ", ".join(f"{k}:<model folder>" for k in FOLDER_RERANKERS))
+
+
 #: numeric settings and their bounds (inclusive; None = unbounded)
 BOUNDS = {
     "index.chunk_chars": (50, 100_000), "index.chunk_min_chars": (0, 100_000),
@@ -220,7 +232,7 @@ BOUNDS = {
     "search.heading_weight": (0, None), "search.reserved_keyword_share": (0, 1), "search.chunk_cap": (0, None),
     "search.keyword_neutral_depth": (0, 10_000), "search.language_softness": (1e-6, None),
     "encoder.batch_size": (1, 4096), "encoder.threads": (0, 1024),
-    "rerank.depth": (1, 1000), "rerank.threshold": (0, 1), "rerank.min_k": (0, 1000), "rerank.max_k": (1, 1000),
+    "rerank.depth": (0, 1000), "rerank.threshold": (0, 1), "rerank.min_k": (0, 1000), "rerank.max_k": (1, 1000),
     "rerank.batch_size": (1, 4096), "rerank.max_length": (8, 100_000), "rerank.window_chars": (20, 100_000),
     "hub.port": (0, 65535), "hub.readers": (0, 256), "hub.writer_nice": (0, 19), "hub.writer_threads": (0, 1024),
     "hub.max_body_bytes": (1, None), "hub.body_timeout_s": (0.01, None), "hub.max_batch": (1, None),
@@ -234,10 +246,7 @@ def _check(name: str, value: Any) -> None:
     if name in CHOICES and value not in CHOICES[name]:
         raise ValueError(f"config {name}: {value!r} is not one of {', '.join(CHOICES[name])}")
     if name == "search.reranker":
-        kind, colon, folder = str(value).partition(":")
-        if not ((kind in RERANKERS and not colon) or (kind in FOLDER_RERANKERS and colon and folder.strip())):
-            raise ValueError(f"config {name}: {value!r} is not one of {', '.join(RERANKERS)}, "
-                             + ", ".join(f"{k}:<model folder>" for k in FOLDER_RERANKERS))
+        parse_reranker(value)
     if name in BOUNDS:
         lo, hi = BOUNDS[name]
         if isinstance(value, float) and value != value:

@@ -12,7 +12,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from chaja.eval.questions import USEFUL_GRADE
+from chaja.eval.pools import pool_judgments
+from chaja.eval.questions import ABSTAIN, USEFUL_GRADE
 from chaja.eval.report import read_records
 from chaja.rerank.selection import fit_platt, mapped
 
@@ -23,20 +24,13 @@ def examples(run_dir: str | Path) -> tuple[list[float], list[int]]:
     scores: list[float] = []
     labels: list[int] = []
     for rec in records:
-        judgments = rec.get("judgments")
-        gold = set(rec.get("gold") or [])
+        grades = pool_judgments(rec)
         for d in rec.get("documents") or []:
-            if d.get("rerank") is None:
+            g = grades.get(d["doc_id"], 0)
+            if d.get("rerank") is None or g == ABSTAIN:
                 continue
-            if judgments is not None:
-                g = judgments.get(d["doc_id"], 0)
-                if g == "abstain":
-                    continue
-                useful = int(g) >= USEFUL_GRADE
-            else:
-                useful = d["doc_id"] in gold
             scores.append(float(d["rerank"]))
-            labels.append(int(useful))
+            labels.append(int(int(g) >= USEFUL_GRADE))
     if not scores:
         raise ValueError(f"{run_dir}: no reranked documents in its records (run it with a search.reranker)")
     return scores, labels

@@ -323,9 +323,6 @@ def cmd_replay(args: argparse.Namespace) -> int:
         key, eq, value = a.partition("=")
         if not eq or not key.strip().startswith("rerank."):
             raise ValueError(f"--set expects rerank.KEY=VALUE, got {a!r}")
-        if key.strip() == "rerank.depth" and value.strip() == "0":
-            cfg.rerank.depth = 0                          # no reranker: the fused order
-            continue
         cfg.set(key.strip(), value.strip())
     summary = replay(args.dir, args.out, cfg.rerank, name=args.name)
     print(print_summary(summary))

@@ -35,6 +35,7 @@ from typing import Mapping, Sequence
 
 from chaja.eval.questions import ABSTAIN, USEFUL_GRADE
 from chaja.eval import random_order
+from chaja.rerank.base import rerank_order
 
 CUTOFFS = (1, 3, 5, 10, 20, 50)
 Judgments = Mapping[str, "int | str"]
@@ -48,8 +49,7 @@ def rank_candidates(candidates: Sequence[str], scores: Sequence[float]) -> list[
     """Candidates by descending score; equal scores keep candidate order (stable sort)."""
     if len(candidates) != len(scores):
         raise ValueError("candidates and scores differ in length")
-    order = sorted(range(len(candidates)), key=lambda i: -scores[i])
-    return [candidates[i] for i in order]
+    return [candidates[i] for i in rerank_order(scores)]
 
 
 def pool_grades(judgments: Judgments) -> list[int]:

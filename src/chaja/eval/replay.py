@@ -23,10 +23,12 @@ import json
 from pathlib import Path
 
 from chaja.config import RerankConfig
-from chaja.eval.report import RECORDS, RUN_TREC, SUMMARY, dumps_summary, question_row, read_records, summarize
+from chaja.eval.report import (RECORDS, RUN_TREC, SUMMARY, dumps_summary, question_row, read_records,
+                               record_gold, summarize)
 from chaja.eval.single import gold_rank
 from chaja.eval.trec import write_run
-from chaja.rerank.selection import mapped, selected_count
+from chaja.rerank.base import rerank_order
+from chaja.rerank.selection import mapped, prefix_length
 
 
 class ReplayError(ValueError):
@@ -44,7 +46,7 @@ def reorder(documents: list[dict], depth: int) -> list[dict]:
     """The ranking a reranker of ``depth`` gives over the recorded documents."""
     fused = fused_order(documents)
     pool = [d for d in fused if d.get("fused_rank") is not None and d["fused_rank"] <= depth]
-    pool.sort(key=lambda d: -float(d["rerank"]))         # stable: ties keep fused order
+    pool = [pool[i] for i in rerank_order([float(d["rerank"]) for d in pool])]   # ties keep fused order
     chosen = {id(d) for d in pool}
     return pool + [d for d in fused if id(d) not in chosen]
 
@@ -66,12 +68,10 @@ def replay_record(rec: dict, cfg: RerankConfig) -> dict:
         new_docs.append(d)
     out["documents"] = new_docs
     out["ranked"] = [d["doc_id"] for d in new_docs]
-    gold = rec.get("gold")
-    if gold is None and rec.get("judgments") is not None:
-        gold = [d for d, g in rec["judgments"].items() if g != "abstain" and g >= 2]
+    gold = record_gold(rec)
     out["rank"] = None if rec.get("abstained") or not gold else gold_rank(out["ranked"], gold)
     if cfg.depth > 0:
-        out["selected"] = selected_count([d.get("p", 0.0) for d in new_docs], cfg.threshold, cfg.min_k, cfg.max_k)
+        out["selected"] = prefix_length([d.get("p", 0.0) for d in new_docs], cfg)
     else:
         out.pop("selected", None)
         out.pop("reranker", None)

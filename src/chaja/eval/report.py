@@ -49,13 +49,19 @@ def read_records(out_dir: str | Path) -> tuple[dict, list[dict]]:
     return meta, records
 
 
+def record_gold(rec: dict) -> list[str] | None:
+    """A record's gold pages: its ``gold``, else its useful (grade ≥ 2) judged documents."""
+    gold = rec.get("gold")
+    if gold is None and rec.get("judgments") is not None:
+        gold = [d for d, g in rec["judgments"].items() if g != "abstain" and g >= 2]
+    return gold
+
+
 def question_row(rec: dict) -> dict:
     """Per-question scores from one record: ranks are recomputed from ``ranked``."""
     ranked = [] if rec.get("abstained") else list(rec["ranked"])
     judgments = rec.get("judgments")
-    gold = rec.get("gold")
-    if gold is None and judgments is not None:
-        gold = [d for d, g in judgments.items() if g != "abstain" and g >= 2]
+    gold = record_gold(rec)
     row: dict[str, Any] = {"id": rec["id"], "kind": rec.get("kind", ""), "lang": rec.get("lang", ""),
                            "keyword_used": rec.get("keyword_used"), "abstained": bool(rec.get("abstained")),
                            "ms": rec.get("ms"), "scores": None, "all_gold": None, "graded": None,

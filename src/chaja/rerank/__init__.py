@@ -8,7 +8,7 @@
 """
 from __future__ import annotations
 
-from chaja.config import FOLDER_RERANKERS, RERANKERS, RerankConfig
+from chaja.config import RerankConfig, parse_reranker
 from chaja.encoders.base import Encoder
 from chaja.rerank.base import Reranker, passage_text, rerank_order
 
@@ -19,19 +19,16 @@ def get_reranker(spec: str, cfg: RerankConfig | None = None, encoder: Encoder | 
                  threads: int = 0) -> Reranker | None:
     """The reranker ``spec`` names (``search.reranker``); None for ``"none"``."""
     cfg = cfg or RerankConfig()
-    kind, colon, folder = spec.partition(":")
-    if spec == "none":
+    kind, folder = parse_reranker(spec)
+    if kind == "none":
         return None
-    if spec == "e5-windows":
+    if kind == "e5-windows":
         if encoder is None:
             raise ValueError("the e5-windows reranker needs the store's encoder (a store without vectors has none)")
         from chaja.rerank.windows import WindowReranker
         return WindowReranker(encoder, window_chars=cfg.window_chars, batch_size=cfg.batch_size)
-    if kind == "onnx" and colon:
+    if kind == "onnx":
         from chaja.rerank.cross_encoder import OnnxCrossEncoder
         return OnnxCrossEncoder(folder, max_length=cfg.max_length, batch_size=cfg.batch_size, threads=threads)
-    if kind == "sentence-transformers" and colon:
-        from chaja.rerank.cross_encoder import SentenceTransformersCrossEncoder
-        return SentenceTransformersCrossEncoder(folder, max_length=cfg.max_length, batch_size=cfg.batch_size)
-    raise ValueError(f"search.reranker {spec!r} is not one of {', '.join(RERANKERS)}, "
-                     + ", ".join(f"{k}:<model folder>" for k in FOLDER_RERANKERS))
+    from chaja.rerank.cross_encoder import SentenceTransformersCrossEncoder
+    return SentenceTransformersCrossEncoder(folder, max_length=cfg.max_length, batch_size=cfg.batch_size)

@@ -47,6 +47,11 @@ def selected_count(probabilities: Sequence[float], threshold: float, min_k: int,
     return min(len(probabilities), max_k, max(min_k, leading))
 
 
+def prefix_length(probabilities: Sequence[float], cfg) -> int:
+    """:func:`selected_count` with a :class:`~chaja.config.RerankConfig`'s threshold, min_k and max_k."""
+    return selected_count(probabilities, cfg.threshold, cfg.min_k, cfg.max_k)
+
+
 def fit_platt(scores: Sequence[float], labels: Sequence[int], iterations: int = 100) -> tuple[float, float]:
     """(a, b) minimising the log loss of p(s) = σ(a·s + b) against ``labels`` (1 = useful),
     with Platt's smoothed targets (N₊ + 1)/(N₊ + 2) and 1/(N₋ + 2), by Newton's method."""

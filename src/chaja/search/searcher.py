@@ -35,7 +35,7 @@ from chaja.config import RerankConfig, SearchConfig
 from chaja.documents import Hit
 from chaja.encoders.base import Encoder
 from chaja.rerank import Reranker, get_reranker, passage_text, rerank_order
-from chaja.rerank.selection import mapped, selected_count
+from chaja.rerank.selection import mapped, prefix_length
 from chaja.search import background, multipart
 from chaja.search.calibrated import PARTNER, calibrated
 from chaja.search.fusion import convex, ranks, rrf
@@ -286,10 +286,9 @@ class Searcher:
         k = check_top_k(top_k) or self.cfg.top_k
         fused = multipart.fuse(whole, [self._search(p, top_k, filters) for p in parts], parts, k)
         if whole.reranker is not None:   # each search was reranked: the prefix is chosen over the fused order
-            rc = self.rerank_cfg
             fused.reranker = whole.reranker
-            fused.selected = selected_count([d.best.rerank_probability or 0.0 for d in fused.documents],
-                                            rc.threshold, rc.min_k, rc.max_k)
+            fused.selected = prefix_length([d.best.rerank_probability or 0.0 for d in fused.documents],
+                                           self.rerank_cfg)
         return fused
 
     def _search(self, text: str, top_k: int | None = None, filters: Filters | None = None) -> SearchResult:
@@ -298,7 +297,7 @@ class Searcher:
         where = filters or None
         k = check_top_k(top_k) or cfg.top_k
         n = max(cfg.candidates, k)
-        reranker = self._rerankers(cfg.reranker) if cfg.reranker != "none" else None
+        reranker = self._rerankers(cfg.reranker) if cfg.reranker != "none" and self.rerank_cfg.depth else None
         if cfg.mode not in ("hybrid", "keyword", "vector"):
             raise ValueError(f"search.mode must be hybrid, keyword or vector, not {cfg.mode!r}")
         terms = query_terms(self.analyzer, text, cfg.query_terms)[:MAX_QUERY_TERMS]
@@ -388,8 +387,7 @@ class Searcher:
                 if r.chunk.id in reranked:
                     r.rerank_score, r.fused_rank = reranked[r.chunk.id]
                     r.rerank_probability = mapped(r.rerank_score, rc.scale, rc.shift)
-            probabilities = [d.best.rerank_probability or 0.0 for d in documents]
-            selected = selected_count(probabilities, rc.threshold, rc.min_k, rc.max_k)
+            selected = prefix_length([d.best.rerank_probability or 0.0 for d in documents], rc)
         return SearchResult(query=text, terms=terms, keyword_used=keyword_used,
                             chunks=results, documents=documents, signals=signals,
                             lists=[name for name, hits in lists.items() if hits],
