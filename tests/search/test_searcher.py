@@ -316,3 +316,25 @@ def test_top_k_is_checked(corpus_index, k):
     from chaja.search.searcher import QueryError
     with pytest.raises(QueryError, match="k must be a whole number"):
         corpus_index.search("배당", top_k=k)
+
+
+def test_a_long_document_does_not_crowd_out_the_others(tmp_path, encoder):
+    """A document of many matching chunks fills the first fused candidates; with one
+    chunk a document, top_k documents still come back while other documents match."""
+    import chaja
+    from chaja.documents import Document, Section
+
+    long_doc = Document(id="long", title="Warranty handbook", lang="en", sections=[
+        Section((f"Part {i}",), f"The warranty covers part {i} for two years. Warranty claims for part {i} "
+                                "need the receipt and the serial number.") for i in range(40)])
+    short = [Document(id=f"short-{i}", title=f"Note {i}", lang="en",
+                      sections=[Section((), f"A note on warranty terms, number {i}.")]) for i in range(3)]
+    cfg = chaja.Config()
+    cfg.index.chunk_chars = 120
+    with chaja.Index.open(tmp_path / "long.chaja", cfg, encoder=encoder) as idx:
+        idx.add_documents([long_doc, *short])
+        assert idx.store.stats().chunks > 30
+        for k in (1, 2, 3, 4):
+            res = idx.search("warranty claims receipt", top_k=k)
+            assert len(res.documents) == k, [d.doc_id for d in res.documents]
+            assert len({d.doc_id for d in res.documents}) == k

@@ -353,12 +353,7 @@ class Searcher:
             reserved += [h.chunk_id for h in keyword[: keyword_slot_count(k, cfg.reserved_keyword_share)]]
 
         depth = self.rerank_cfg.depth if reranker is not None else 0
-        wanted = list(dict.fromkeys(order[: 4 * max(k, depth) + len(reserved)] + reserved))
-        chunks = {cid: fetched[cid] for cid in wanted if cid in fetched}
-        chunks.update(self.store.chunks([cid for cid in wanted if cid not in fetched]))
-        doc_of = {cid: c.doc_id for cid, c in chunks.items()}
-        order = [c for c in order if c in chunks]
-        capped = cap_per_document(order, doc_of, cfg.chunk_cap)
+        capped, chunks = self._capped(order, reserved, fetched, max(k, depth))
         reranked: dict[str, tuple[float, int]] = {}
         if reranker is not None:
             capped, reranked = self._reranked(reranker, text, capped, chunks, depth)
@@ -392,6 +387,24 @@ class Searcher:
                             chunks=results, documents=documents, signals=signals,
                             lists=[name for name, hits in lists.items() if hits],
                             reranker=reranker.name if reranker is not None else None, selected=selected)
+
+    def _capped(self, order: list[str], reserved: list[str], fetched: dict,
+                want: int) -> tuple[list[str], dict]:
+        """The fused order with at most ``search.chunk_cap`` chunks a document, and the
+        chunks read to know their documents: 4·``want`` candidates first, four times more
+        while fewer than ``want`` documents remain and candidates are left (one long
+        document can fill the first ones)."""
+        limit = 4 * want + len(reserved)
+        chunks: dict = {}
+        while True:
+            wanted = [cid for cid in dict.fromkeys(order[:limit] + reserved) if cid not in chunks]
+            chunks.update({cid: fetched[cid] for cid in wanted if cid in fetched})
+            chunks.update(self.store.chunks([cid for cid in wanted if cid not in fetched]))
+            doc_of = {cid: c.doc_id for cid, c in chunks.items()}
+            capped = cap_per_document([c for c in order[:limit] if c in chunks], doc_of, self.cfg.chunk_cap)
+            if len(capped) >= want + len(reserved) or limit >= len(order):
+                return capped, chunks
+            limit *= 4
 
     @staticmethod
     def _reranked(reranker: Reranker, text: str, capped: list[str], chunks: dict,
