@@ -24,7 +24,7 @@ def result_json(res: SearchResult, top_k: int) -> dict:
             {
                 "rank": d.rank, "doc_id": d.doc_id, "title": d.title, "score": d.score,
                 "chunk_id": d.best.chunk.id, "heading": list(d.best.chunk.heading_path),
-                "snippet": snippet(d.best.chunk.text, res.terms),
+                "snippet": snippet(d.best.chunk.text, res.terms), "text": d.best.chunk.text,
                 "keyword_rank": d.best.keyword_rank, "vector_rank": d.best.vector_rank,
                 "keyword_score": d.best.keyword_score, "vector_score": d.best.vector_score,
                 "heading_rank": d.best.heading_rank, "heading_score": d.best.heading_score,
