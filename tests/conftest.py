@@ -24,6 +24,10 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+# no config file of the machine's user or working folder reaches the tests (hubs started
+# in subprocesses included); tests of config discovery set these themselves
+os.environ["CHAJA_CONFIG"] = "none"
+os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="chaja-test-config-")
 CORPUS = Path(__file__).parent / "fixtures" / "corpus"
 
 

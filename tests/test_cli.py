@@ -52,10 +52,10 @@ def test_search_errors_are_clear(store, capsys):
     assert "unknown setting" in capsys.readouterr().err
 
 
-def test_config_prints_toml_with_overrides(capsys):
-    assert main(["config", "--set", "search.rrf_k=60"]) == 0
+def test_config_prints_every_setting_as_toml(capsys):
+    assert main(["config"]) == 0
     out = capsys.readouterr().out
-    assert "[search]" in out and "rrf_k = 60.0" in out and "gate = true" in out
+    assert out.startswith("# defaults") and "[search]" in out and "rrf_k = 20.0" in out and "gate = true" in out
 
 
 def test_stats_and_delete(store, capsys):
@@ -155,8 +155,12 @@ def test_version(capsys):
     ("search.top_k=2.5", "whole number"),
     ("index.analyzer=mecab", "not one of bigram, whitespace, kiwi"),
 ])
-def test_config_values_are_checked_where_they_are_read(capsys, setting, needle):
+def test_config_values_are_checked_where_they_are_read(capsys, setting, needle, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     assert main(["config", "--set", setting]) == 2
+    assert needle in capsys.readouterr().err
+    assert not (tmp_path / "chaja.toml").exists()         # nothing written
+    assert main(["search", "x", "--store", str(tmp_path / "none.chaja"), "--set", setting]) == 2
     assert needle in capsys.readouterr().err
 
 
@@ -180,3 +184,17 @@ def test_check_and_repair(store, tmp_path, capsys):
     assert "repaired: wrote the keyword row" in out and "repaired: recomputed the language statistics" in out
     assert "whole:" in out
     shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def test_stats_and_index_as_json(tmp_path, capsys, corpus):
+    store = str(tmp_path / "j.chaja")
+    assert main(["index", str(corpus), "--store", store, "--json", "--quiet"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["schema"] == "chaja.index/1" and got["added"] == 9 and got["chunks_written"] >= 9
+    assert got["store"]["documents"] == 9 and got["by_lang"] == {"en": 5, "ko": 4} and got["warnings"] == []
+    assert main(["index", str(corpus), "--store", store, "--json", "--quiet"]) == 0
+    assert json.loads(capsys.readouterr().out)["unchanged"] == 9
+    assert main(["stats", "--store", store, "--json"]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert stats["schema"] == "chaja.stats/1" and stats["documents"] == 9 and stats["chunks"] == got["store"]["chunks"]
+    assert stats["encoder"] and stats["index"]["analyzer"] == "bigram" and stats["by_lang"] == {"en": 5, "ko": 4}

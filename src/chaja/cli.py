@@ -2,7 +2,7 @@
 
     chaja index PATH... --store FILE        load, chunk, encode and store documents
     chaja search "QUERY" --store FILE       hybrid search, with why each result ranked
-    chaja config                            print every setting (TOML)
+    chaja config [--set K=V]                print every setting (TOML); --set writes the config file
     chaja stats --store FILE                what a store holds
     chaja delete DOC_ID... --store FILE     remove documents
     chaja check --store FILE                is the store whole? (exit status 1 when not)
@@ -17,23 +17,24 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from chaja import __version__
+from chaja import __version__, config_files, progress
 from chaja.client import HubError
 from chaja.config import Config
 from chaja.index import Index
 from chaja.loaders import LoadReport
-from chaja.progress import ProgressLine, bar
 from chaja.search.filters import Filters
 from chaja.search.result_json import SEARCH_SCHEMA, result_json, why_line  # noqa: F401 - part of the CLI's API
 from chaja.search.searcher import QueryError, check_query, check_top_k
 from chaja.snippets import snippet
 from chaja.stores import StoreError
 
+#: schemas of ``chaja stats --json`` and ``chaja index --json``; fields are only ever added
+STATS_SCHEMA, INDEX_SCHEMA = "chaja.stats/1", "chaja.index/1"
 
 
 def load_config(args: argparse.Namespace) -> Config:
-    cfg = Config.load(args.config) if getattr(args, "config", None) else Config()
-    return cfg.override(getattr(args, "set", None) or [])
+    """The config file found (:mod:`chaja.config_files`), then the ``--set`` overrides."""
+    return config_files.load(getattr(args, "config", None), getattr(args, "set", None))[0]
 
 
 def open_index(store: str, config: Config) -> Index:
@@ -56,7 +57,8 @@ def _common(p: argparse.ArgumentParser, store: bool = True, hub: bool = False) -
             where.add_argument("--hub", metavar="URL", help="a running hub (chaja serve) instead of a store")
             p.add_argument("--api-key", help="the hub's API key (default: $CHAJA_API_KEY)")
 
-    p.add_argument("--config", help="TOML file with [index], [search], [encoder] settings")
+    p.add_argument("--config", help="TOML file with [index], [search], [encoder], [rerank], [hub] settings "
+                                    "(default: $CHAJA_CONFIG, ./chaja.toml, then ~/.config/chaja/config.toml)")
     p.add_argument("--set", action="append", metavar="SECTION.KEY=VALUE", help="override one setting (repeatable)")
 
 
@@ -66,13 +68,8 @@ def cmd_index(args: argparse.Namespace) -> int:
     if args.hub:
         from chaja import cli_hub
         return cli_hub.index(args, cfg.index.language)
-    line = ProgressLine()
     load_report = LoadReport()
-
-    def show(p) -> None:
-        line.update(f"indexing {bar(p.documents_done, p.documents_total)} documents, "
-                    f"{p.chunks_done} chunks, {p.encode_rate:.1f} passages/s")
-
+    show, line = progress.indexing(quiet=args.quiet)
     with open_index(args.store, cfg) as idx:
         if args.reuse_vectors:
             from chaja.encoders.reuse import ReusingEncoder
@@ -82,11 +79,24 @@ def cmd_index(args: argparse.Namespace) -> int:
             idx._encoder = ReusingEncoder(idx.encoder, donors)
             for d in donors:
                 d.close()
-        report = idx.add(args.paths, prune=args.prune, load_report=load_report,
-                         progress=None if args.quiet else show)
-        if not args.quiet:
-            line.update(f"indexing done: {report.added + report.changed + report.unchanged} documents", final=True)
+        try:
+            report = idx.add(args.paths, prune=args.prune, load_report=load_report, progress=show)
+        finally:
+            line.close()
         stats = idx.store.stats()
+    if args.json:
+        json.dump({"schema": INDEX_SCHEMA, "added": report.added, "changed": report.changed,
+                   "unchanged": report.unchanged, "removed": report.removed, "chunks_written": report.chunks,
+                   "seconds": round(report.seconds, 3), "store": {"documents": stats.documents, "chunks": stats.chunks,
+                                                                  "size_bytes": stats.size_bytes},
+                   "by_lang": dict(report.by_lang), "by_source": dict(report.by_source),
+                   "by_doc_type": dict(report.by_doc_type), "duplicates": report.duplicates,
+                   "discarded_staged": report.discarded_staged,
+                   "warnings": [*load_report.problems, *report.missing(cfg.index.expect_doc_types)],
+                   "skipped_files": load_report.skipped, "files": load_report.files},
+                  sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+        return 0 if load_report.files else 1
     out = sys.stdout
     print(f"documents: {report.added} added, {report.changed} changed, {report.unchanged} unchanged, "
           f"{report.removed} removed", file=out)
@@ -162,7 +172,15 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 # ---- small commands -------------------------------------------------------
 def cmd_config(args: argparse.Namespace) -> int:
-    sys.stdout.write(load_config(args).to_toml())
+    if args.set:
+        path = config_files.find_config(args.config) or Path(config_files.LOCAL_NAME)
+        config_files.write_settings(path, args.set)
+        print(f"# wrote {', '.join(a.split('=', 1)[0].strip() for a in args.set)} to {path}")
+        cfg = Config.load(path)
+    else:
+        cfg, path = config_files.load(args.config)
+        print(f"# settings from {path}" if path else "# defaults (no config file found)")
+    sys.stdout.write(cfg.to_toml())
     return 0
 
 
@@ -171,14 +189,23 @@ def cmd_stats(args: argparse.Namespace) -> int:
         from chaja import cli_hub
         return cli_hub.stats(args)
     with open_existing(args.store, load_config(args)) as idx:
-        s = idx.store.stats()
-        print(f"documents: {s.documents}\nchunks: {s.chunks}\nsize: {s.size_bytes / 1e6:.1f} MB")
-        print(f"encoder: {idx.store.get_meta('encoder')}")
-        for key in ("analyzer", "chunk_chars"):
-            print(f"{key}: {idx.store.get_meta('index.' + key)}")
-        for label, counts in (("language", s.by_lang), ("source", s.by_source), ("type", s.by_doc_type)):
-            print(f"by {label}: " + ", ".join(f"{k or '-'} {v}" for k, v in sorted(counts.items())))
+        summary = idx.summary()
+    print_stats(summary, args.json)
     return 0
+
+
+def print_stats(s: dict, as_json: bool) -> None:
+    """A store's summary (:meth:`Index.summary`, the hub's ``/v1/stats``) as text or JSON."""
+    if as_json:
+        json.dump({"schema": STATS_SCHEMA, **s}, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+        return
+    print(f"documents: {s['documents']}\nchunks: {s['chunks']}\nsize: {s['size_bytes'] / 1e6:.1f} MB")
+    print(f"encoder: {s['encoder']}")
+    for key, value in (s.get("index") or {}).items():
+        print(f"{key}: {value}")
+    for label, key in (("language", "by_lang"), ("source", "by_source"), ("type", "by_doc_type")):
+        print(f"by {label}: " + ", ".join(f"{k or '-'} {v}" for k, v in sorted(s[key].items())))
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -245,6 +272,8 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p, hub=True)
     p.add_argument("--prune", action="store_true", help="delete stored documents not found under PATHS")
     p.add_argument("--quiet", action="store_true", help="no progress line")
+    p.add_argument("--json", action="store_true", help=f"a machine-readable summary (schema {INDEX_SCHEMA}); "
+                                                     "progress still goes to stderr unless --quiet")
     p.add_argument("--reuse-vectors", action="append", metavar="STORE",
                    help="take passage vectors from another store file where the passage text is the same")
     p.set_defaults(func=cmd_index)
@@ -259,12 +288,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help=f"machine-readable output (schema {SEARCH_SCHEMA})")
     p.set_defaults(func=cmd_search)
 
-    p = sub.add_parser("config", help="print the configuration as TOML")
+    p = sub.add_parser("config", help="print the configuration as TOML; with --set, write those settings "
+                                      "to the config file (./chaja.toml when there is none)")
     _common(p, store=False)
     p.set_defaults(func=cmd_config)
 
     p = sub.add_parser("stats", help="what a store holds")
     _common(p, hub=True)
+    p.add_argument("--json", action="store_true", help=f"machine-readable output (schema {STATS_SCHEMA})")
     p.set_defaults(func=cmd_stats)
 
     p = sub.add_parser("check", help="check that a store is whole (exit status 1 when it is not)")

@@ -58,11 +58,9 @@ def search(args: argparse.Namespace) -> int:
 
 
 def stats(args: argparse.Namespace) -> int:
-    s = client(args).stats()
-    print(f"documents: {s['documents']}\nchunks: {s['chunks']}\nsize: {s['size_bytes'] / 1e6:.1f} MB")
-    print(f"encoder: {s['encoder']}")
-    for label, key in (("language", "by_lang"), ("source", "by_source"), ("type", "by_doc_type")):
-        print(f"by {label}: " + ", ".join(f"{k or '-'} {v}" for k, v in sorted(s[key].items())))
+    from chaja.cli import print_stats
+
+    print_stats(client(args).stats(), args.json)
     return 0
 
 

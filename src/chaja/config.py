@@ -197,13 +197,7 @@ class Config:
         return dataclasses.asdict(self)
 
     def to_toml(self) -> str:
-        lines = []
-        for section, values in self.to_dict().items():
-            lines.append(f"[{section}]")
-            for key, value in values.items():
-                lines.append(f"{key} = {_toml_value(value)}")
-            lines.append("")
-        return "\n".join(lines)
+        return toml_of(self.to_dict())
 
 
 #: settings that take one of a few values
@@ -320,6 +314,17 @@ def _coerce(name: str, value: Any, current: Any) -> Any:
     if isinstance(current, str):
         return str(value)
     raise ValueError(f"config {name}: expected {type(current).__name__}, got {value!r}")
+
+
+def toml_of(data: dict[str, dict[str, Any]]) -> str:
+    """Settings by section as TOML, one ``[section]`` table each."""
+    lines = []
+    for section, values in data.items():
+        lines.append(f"[{section}]")
+        for key, value in values.items():
+            lines.append(f"{key} = {_toml_value(value)}")
+        lines.append("")
+    return "\n".join(lines)
 
 
 def _toml_value(value: Any) -> str:

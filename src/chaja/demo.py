@@ -12,9 +12,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from chaja import progress
 from chaja.cli import load_config
 from chaja.index import Index
-from chaja.progress import ProgressLine, bar
 from chaja.snippets import snippet
 
 EXAMPLES = [
@@ -47,14 +47,16 @@ def main(argv: list[str] | None = None) -> int:
               "pass --data /path/to/data", file=sys.stderr)
         return 2
     cfg = load_config(args)
-    line = ProgressLine()
     with Index.open(args.store, cfg) as idx:
-        print(f"1. indexing {len(paths)} React documentation pages (English and Korean) into {args.store}")
-        report = idx.add(paths, progress=lambda p: line.update(
-            f"   {bar(p.documents_done, p.documents_total)} pages, {p.chunks_done} chunks, "
-            f"{p.encode_rate:.1f} passages/s"))
-        line.update(f"   {report.added} added, {report.unchanged} unchanged, {report.chunks} chunks written "
-                    f"in {report.seconds:.0f} s", final=True)
+        print(f"1. indexing {len(paths)} React documentation pages (English and Korean) into {args.store}",
+              flush=True)
+        show, line = progress.indexing("   pages")
+        try:
+            report = idx.add(paths, progress=show)
+        finally:
+            line.close()
+        print(f"   {report.added} added, {report.unchanged} unchanged, {report.chunks} chunks written "
+              f"in {report.seconds:.0f} s")
 
         print("\n2. searching")
         for q in EXAMPLES:

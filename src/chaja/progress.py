@@ -1,33 +1,52 @@
-"""A dependency-free progress line on stderr: redrawn in place on a terminal,
-printed every few seconds otherwise (logs, CI)."""
+"""Progress of long work on stderr, drawn by tqdm.
+
+On a terminal the bar is redrawn in place a few times a second; where stderr is a file
+or a pipe (logs, CI) it is written at most every ``log_interval`` seconds, in ASCII.
+``quiet`` draws nothing. The callers' progress reports (:class:`chaja.ingest.Progress`)
+carry counts done and total; :meth:`Progress.show` takes them as they come.
+"""
 from __future__ import annotations
 
 import sys
-import time
 
 
-class ProgressLine:
-    def __init__(self, stream=None, interval: float = 5.0):
-        self.stream = stream or sys.stderr
-        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
-        self.interval = interval
-        self._last = 0.0
-        self._width = 0
+class Progress:
+    def __init__(self, desc: str, unit: str = "doc", *, quiet: bool = False, stream=None,
+                 log_interval: float = 5.0):
+        from tqdm import tqdm
 
-    def update(self, text: str, final: bool = False) -> None:
-        now = time.monotonic()
-        if self.tty:
-            pad = max(0, self._width - len(text))
-            self.stream.write("\r" + text + " " * pad + ("\n" if final else ""))
-            self._width = len(text)
-            self.stream.flush()
-        elif final or now - self._last >= self.interval:
-            self.stream.write(text + "\n")
-            self.stream.flush()
-            self._last = now
+        stream = stream or sys.stderr
+        tty = hasattr(stream, "isatty") and stream.isatty()
+        self._bar = tqdm(desc=desc, unit=unit, file=stream, disable=quiet, leave=True, dynamic_ncols=tty,
+                         ascii=not tty, mininterval=0.2 if tty else log_interval)
+
+    def show(self, done: int, total: int | None = None, **postfix) -> None:
+        """Move the bar to ``done`` of ``total``, with ``postfix`` fields beside it."""
+        if total is not None and total != self._bar.total:
+            self._bar.total = total
+        if postfix:
+            self._bar.set_postfix(postfix, refresh=False)
+        self._bar.update(done - self._bar.n)
+
+    def close(self, note: str | None = None) -> None:
+        """Draw the final state (and ``note`` beside it) and leave the line."""
+        if note:
+            self._bar.set_postfix_str(note, refresh=False)
+        self._bar.close()
+
+    def __enter__(self) -> "Progress":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
 
-def bar(done: int, total: int, width: int = 24) -> str:
-    frac = done / total if total else 1.0
-    full = int(round(frac * width))
-    return "[" + "#" * full + "." * (width - full) + f"] {done}/{total}"
+def indexing(desc: str = "indexing", *, quiet: bool = False, stream=None):
+    """A callback for ``Index.add(progress=...)`` drawing documents done, chunks and passages/s,
+    and the :class:`Progress` behind it (close it when the work ends)."""
+    bar = Progress(desc, "doc", quiet=quiet, stream=stream)
+
+    def report(p) -> None:
+        bar.show(p.documents_done, p.documents_total, chunks=p.chunks_done, passages_per_s=f"{p.encode_rate:.1f}")
+
+    return report, bar

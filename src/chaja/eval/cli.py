@@ -196,9 +196,9 @@ def _cmd_default(args: argparse.Namespace, open_index: Callable, parser: argpars
 
 
 def _config(args: argparse.Namespace):
-    from chaja.config import Config
-    cfg = Config.load(args.config) if args.config else Config()
-    return cfg.override(args.set or [])
+    from chaja import config_files
+
+    return config_files.load(args.config, args.set)[0]
 
 
 def cmd_run(args: argparse.Namespace, open_index: Callable) -> int:

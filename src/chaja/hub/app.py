@@ -252,10 +252,7 @@ def create_app(hub: Hub, *, own: bool = True) -> FastAPI:
     @app.get("/v1/stats", tags=["documents"], dependencies=[read], summary="what the store holds")
     def stats() -> dict:
         with hub.reader() as idx:
-            s = idx.store.stats()
-            return {"documents": s.documents, "chunks": s.chunks, "size_bytes": s.size_bytes,
-                    "by_lang": s.by_lang, "by_source": s.by_source, "by_doc_type": s.by_doc_type,
-                    "encoder": idx.store.get_meta("encoder"), "aligned_encoder": idx.store.get_meta("aligned_encoder")}
+            return idx.summary()
 
     # ---- embeddings ----------------------------------------------------------
     @app.post("/v1/embeddings", tags=["embeddings"], dependencies=[read],
