@@ -25,7 +25,7 @@ from chaja.loaders import LoadReport
 from chaja.search.filters import Filters
 from chaja.search.result_json import SEARCH_SCHEMA, result_json, why_line  # noqa: F401 - part of the CLI's API
 from chaja.search.searcher import QueryError, check_query, check_top_k
-from chaja.snippets import snippet
+from chaja.snippets import marked, snippet
 from chaja.stores import StoreError
 
 #: schemas of ``chaja stats --json`` and ``chaja index --json``; fields are only ever added
@@ -162,7 +162,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         print(f"\n{d.rank:>2}. {d.title}   [{d.doc_id}]")
         if b.chunk.heading_path:
             print(f"    § {b.chunk.heading}")
-        print(f"    {snippet(b.chunk.text, res.terms)}")
+        text = snippet(b.chunk.text, res.terms)
+        print(f"    {marked(text, res.terms) if sys.stdout.isatty() else text}")
         print(f"    why: {why_line(d, res.keyword_used)}")
         if res.selected is not None and d.rank == res.selected and d.rank < len(res.documents):
             print(f"\n    ── selected prefix ends here ({res.selected} of {len(res.documents)}: "

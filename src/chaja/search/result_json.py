@@ -3,7 +3,7 @@ hub's ``POST /v1/search``) and as the one-line "why" each result carries."""
 from __future__ import annotations
 
 from chaja.search.results import DocumentResult, SearchResult
-from chaja.snippets import snippet
+from chaja.snippets import highlights, snippet
 
 SEARCH_SCHEMA = "chaja.search/1"
 
@@ -24,7 +24,8 @@ def result_json(res: SearchResult, top_k: int) -> dict:
             {
                 "rank": d.rank, "doc_id": d.doc_id, "title": d.title, "score": d.score,
                 "chunk_id": d.best.chunk.id, "heading": list(d.best.chunk.heading_path),
-                "snippet": snippet(d.best.chunk.text, res.terms), "text": d.best.chunk.text,
+                "snippet": (snip := snippet(d.best.chunk.text, res.terms)),
+                "highlights": highlights(snip, res.terms), "text": d.best.chunk.text,
                 "keyword_rank": d.best.keyword_rank, "vector_rank": d.best.vector_rank,
                 "keyword_score": d.best.keyword_score, "vector_score": d.best.vector_score,
                 "heading_rank": d.best.heading_rank, "heading_score": d.best.heading_score,
