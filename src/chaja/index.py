@@ -245,13 +245,15 @@ class Index:
 
     def summary(self) -> dict:
         """What the store holds and how it was indexed (``chaja stats --json``, the hub's
-        ``/v1/stats``): counts, size, counts by language, source and type, the models and
-        the index settings the store records."""
+        ``/v1/stats``): counts, size, counts by language, source and type, the models,
+        the index settings the store records, and on a PostgreSQL replica how far it is
+        behind (:meth:`PostgresStore.replica_status`; None elsewhere)."""
         s = self.store.stats()
         return {"documents": s.documents, "chunks": s.chunks, "size_bytes": s.size_bytes,
                 "by_lang": dict(s.by_lang), "by_source": dict(s.by_source), "by_doc_type": dict(s.by_doc_type),
                 "encoder": self.store.get_meta("encoder"), "aligned_encoder": self.store.get_meta("aligned_encoder"),
-                "index": {k: self.store.get_meta(f"index.{k}") for k in _INDEX_KEYS}}
+                "index": {k: self.store.get_meta(f"index.{k}") for k in _INDEX_KEYS},
+                "replica": replica() if (replica := getattr(self.store, "replica_status", None)) else None}
 
     def fingerprint(self) -> str:
         """Identifies the stored content and how it was indexed (for evaluation records)."""

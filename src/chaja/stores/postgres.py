@@ -382,6 +382,7 @@ class PostgresStore:
             ) from None
         try:
             self._conn.execute("SET client_min_messages = warning")
+            self.replica = bool(self._conn.execute("SELECT pg_is_in_recovery()").fetchone()[0])
             ext_schema = self._ensure_pgvector()
             self._conn.execute(
                 "SELECT set_config('search_path', %s, false)",
@@ -454,6 +455,8 @@ class PostgresStore:
             available = conn.execute(
                 "SELECT default_version FROM pg_available_extensions WHERE name = 'vector'"
             ).fetchone()
+            if self.replica:
+                raise StoreError(self._not_replayed("the vector extension"))
             if available is None:
                 raise StoreError(
                     f"pgvector is missing: the PostgreSQL server at {self._target} has no "
@@ -496,6 +499,8 @@ class PostgresStore:
             "SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
             " WHERE n.nspname = %s AND c.relname = 'schema_version'", (self.schema,)
         ).fetchone()
+        if exists is None and self.replica:
+            raise StoreError(self._not_replayed(f"the chaja schema {self.schema!r}"))
         if exists is None:
             with conn.transaction():
                 self._advisory_lock()
@@ -512,6 +517,9 @@ class PostgresStore:
                 f"the schema {self.schema!r} is at version {current}, written by a newer "
                 f"chaja (this one knows up to {SCHEMA_VERSION}); upgrade chaja"
             )
+        if self.replica and current < SCHEMA_VERSION:
+            raise StoreError(self._not_replayed(f"version {SCHEMA_VERSION} of the chaja schema {self.schema!r} "
+                                                f"(it has version {current})"))
         for version, description, steps in MIGRATIONS:
             if version <= current:
                 continue
@@ -525,6 +533,29 @@ class PostgresStore:
                     self._q("INSERT INTO {s}.schema_version (version, description) VALUES (%s, %s)"),
                     (version, description),
                 )
+
+    def _not_replayed(self, what: str) -> str:
+        return (f"{self._target} is a read-only replica (hot standby) and holds no {what} yet: "
+                "open the store on the primary first (chaja index creates it there), then wait for "
+                "the replica to replay it")
+
+    def replica_status(self) -> dict | None:
+        """None on a primary. On a streaming replica: ``behind_bytes``, WAL it has received
+        and not yet replayed (0: what it shows is all it has been sent); ``last_replay_s``,
+        seconds since the primary committed the last transaction it replayed (it grows
+        while the primary is idle, so read it beside ``behind_bytes``); ``paused``,
+        whether replay is paused (``pg_wal_replay_pause()``)."""
+        def read() -> dict | None:
+            if not self.conn.execute("SELECT pg_is_in_recovery()").fetchone()[0]:
+                return None
+            behind, since, paused = self.conn.execute(
+                "SELECT coalesce(pg_wal_lsn_diff(pg_last_wal_receive_lsn(), pg_last_wal_replay_lsn()), 0),"
+                " extract(epoch FROM now() - pg_last_xact_replay_timestamp()), pg_is_wal_replay_paused()"
+            ).fetchone()
+            return {"behind_bytes": max(int(behind), 0),
+                    "last_replay_s": None if since is None else round(float(since), 3), "paused": bool(paused)}
+
+        return self._run("cannot read the replica's state", read)
 
     def _stored_dim(self, table: str = "chunks") -> int | None:
         row = self._conn.execute(
@@ -629,6 +660,9 @@ class PostgresStore:
                 return fn()
             except StoreError:
                 raise
+            except psycopg.errors.ReadOnlySqlTransaction:
+                raise StoreError(f"{what}: {self._target} is a read-only replica (hot standby); "
+                                 "write to the primary, and search here") from None
             except psycopg.Error as exc:
                 if self._conn.broken or self._conn.closed:
                     raise StoreError(
