@@ -18,6 +18,10 @@ install: $(PY)
 
 install-dev: $(PY)
 	$(PY) -m pip install -q -e '.[dev]'
+	@# the HTML report's tests open it in a headless Chromium: Debian's package where this may install it
+	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null 2>&1; } || \
+	  echo "note: no chromium; the HTML report's browser tests will skip (install Debian's chromium package)"
 
 demo: install
 	$(PY) -m chaja.demo --data $(DATA) --store $(STORE)

@@ -8,6 +8,8 @@
     chaja check --store FILE                is the store whole? (exit status 1 when not)
     chaja serve --store FILE                the HTTP hub
     chaja eval ...                          the evaluation harness
+    chaja judge ...                         judging pools, agreement, the judged reference
+    chaja questions check FILE...           is a question set whole?
 """
 from __future__ import annotations
 
@@ -328,6 +330,11 @@ def build_parser() -> argparse.ArgumentParser:
         pass
     else:
         add_eval_commands(sub, open_index)
+        from chaja.eval.judge_cli import add_judge_commands
+        from chaja.eval.question_check import add_questions_commands
+
+        add_judge_commands(sub)
+        add_questions_commands(sub)
     return ap
 
 

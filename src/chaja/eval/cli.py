@@ -60,6 +60,10 @@ def add_eval_commands(subparsers: Any, open_index: Callable[[str, Any], Any]) ->
     p = sub.add_parser("report", help="recompute a run's summary from its records")
     p.add_argument("dir")
     p.add_argument("--write", action="store_true", help="write summary.json (default: check it)")
+    p.add_argument("--reference", metavar="FILE", help="also score the run's graded pools against a judged "
+                                                       "reference (chaja judge reference), under every version")
+    p.add_argument("--version", type=int, help="with --reference: only this reference version")
+    p.add_argument("--html", metavar="OUT.html", help="also write the report as one self-contained HTML file")
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("compare", help="paired bootstrap and randomization test of two runs")
@@ -229,6 +233,20 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     summary = report(args.dir, write=args.write)
     print(print_summary(summary))
+    if args.reference:
+        from chaja.eval import reference as ref
+        from chaja.eval.report import graded_table
+
+        entries = ref.read_reference(args.reference)
+        for version in ([args.version] if args.version is not None else ref.versions(entries)):
+            scored = ref.score_run(args.dir, entries, version)
+            print(f"\nreference {args.reference}, version {version} ({scored['judged_pairs']} judged pairs)")
+            print(graded_table(scored))
+    if args.html:
+        from chaja.eval.html_report import write_html
+
+        write_html(args.dir, Path(args.html), summary)
+        print(f"\nwrote {args.html}", file=sys.stderr)
     path = Path(args.dir) / SUMMARY
     if args.write:
         return 0

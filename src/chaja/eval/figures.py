@@ -53,9 +53,11 @@ def series_from_runs(dirs: Sequence[str | Path], metrics: Sequence[str] = METRIC
 def svg_figure(series: Sequence[Series], metrics: Sequence[str] = METRICS, title: str = "") -> str:
     """The figure as SVG text."""
     group_w = 40 + 34 * len(series)
-    left, right, top, bottom = 56, 20, 40 if title else 20, 70 + 18 * ((len(series) + 2) // 3)
+    left, right = 56, 20
     plot_h = 260
-    width = left + right + group_w * len(metrics)
+    width = max(left + right + group_w * len(metrics), 260)
+    cols = max(1, min(3, (width - left) // 200))           # legend entries a row, as many as fit
+    top, bottom = 40 if title else 20, 70 + 18 * -(-len(series) // cols)
     height = top + plot_h + bottom
 
     def y(v: float) -> float:
@@ -93,8 +95,8 @@ def svg_figure(series: Sequence[Series], metrics: Sequence[str] = METRICS, title
     parts.append(f'<line x1="{left}" y1="{y(0):.1f}" x2="{width - right}" y2="{y(0):.1f}" stroke="black"/>')
     ly = top + plot_h + 40
     for si, s in enumerate(series):
-        lx = left + (si % 3) * 220
-        row_y = ly + (si // 3) * 18
+        lx = left + (si % cols) * 200
+        row_y = ly + (si // cols) * 18
         parts.append(f'<rect x="{lx}" y="{row_y - 10}" width="12" height="12" fill="{PALETTE[si % len(PALETTE)]}"/>')
         parts.append(f'<text x="{lx + 18}" y="{row_y}">{escape(s.name)} (n={s.n})</text>')
     parts.append("</svg>")
