@@ -186,3 +186,18 @@ def test_a_server_that_is_down_is_reported_when_the_encoder_is_built():
 def test_bad_settings_are_named(kw, match):
     with pytest.raises(ValueError, match=match):
         OpenAICompatibleEncoder(**kw)
+
+
+def test_a_store_indexed_through_a_server_refuses_another_model(fake, tmp_path):
+    from chaja.documents import Document, Section
+    from chaja.stores import StoreError
+
+    enc = plain(fake)
+    with chaja.Index.open(tmp_path / "fake.chaja", encoder=enc) as idx:
+        idx.add_documents([Document(id="d", title="Warranty", lang="en",
+                                    sections=[Section((), "The warranty lasts two years.")])])
+        assert idx.store.get_meta("encoder") == "fake-embedder-8@openai"
+        assert idx.search("warranty", top_k=1).documents[0].doc_id == "d"
+    with chaja.open(tmp_path / "fake.chaja") as idx:             # the bundled e5 model
+        with pytest.raises(StoreError, match="indexed with fake-embedder-8@openai"):
+            idx.search("warranty", top_k=1)

@@ -1,14 +1,25 @@
 """Both framework retrievers pointed at a hub by URL give what they give over the
-hub's own store opened here."""
+hub's own store opened here (a hub of their own, so no other test writes meanwhile)."""
 from __future__ import annotations
 
 import pytest
 
 import chaja
+from chaja.loaders import load_paths
 
-from hubs import READ_KEY
+from hubs import CORPUS, READ_KEY, WRITE_KEY, start_hub, stop_hub
 
 QUERY = "보증 기간은 얼마나 되나요?"
+
+
+@pytest.fixture(scope="module")
+def hub(tmp_path_factory):
+    root = tmp_path_factory.mktemp("retriever-hub")
+    running = start_hub(root / "hub.chaja", root / "hub.log", [f"hub.api_keys={READ_KEY}",
+                                                              f"hub.write_keys={WRITE_KEY}"])
+    running.writer.add_documents(load_paths([CORPUS]))
+    yield running
+    stop_hub(running)
 
 
 def test_langchain_over_a_hub(hub):

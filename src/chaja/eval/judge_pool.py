@@ -19,6 +19,7 @@ import json
 from pathlib import Path
 
 from chaja.analysis import bigram_terms
+from chaja.eval.jsonl import read_jsonl
 from chaja.eval.report import read_records
 
 CSV_COLUMNS = ("pair_id", "question_id", "question", "doc_id", "title", "heading", "passage", "found_by", "grade")
@@ -87,15 +88,8 @@ def write_pool(items: list[dict], jsonl: Path, csv_path: Path | None = None) -> 
 
 def read_pool(path: str | Path) -> list[dict]:
     items = []
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                item = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
-            if not {"pair_id", "question_id", "doc_id"} <= set(item):
-                raise ValueError(f"{path}:{lineno}: a pool item needs pair_id, question_id and doc_id")
-            items.append(item)
+    for lineno, item in read_jsonl(path):
+        if not isinstance(item, dict) or not {"pair_id", "question_id", "doc_id"} <= set(item):
+            raise ValueError(f"{path}:{lineno}: a pool item needs pair_id, question_id and doc_id")
+        items.append(item)
     return items

@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from chaja.eval import agreement
+from chaja.eval.jsonl import read_jsonl
 from chaja.eval.questions import ABSTAIN, MAX_GRADE
 
 Grades = dict[str, dict[str, "int | str"]]      # pair id → judge → grade
@@ -62,13 +63,9 @@ def read_grades(path: str | Path, judge: str | None = None) -> tuple[str, dict[s
                 raise ValueError(f"{path}: a grade file needs the columns pair_id and grade")
             rows = [(i, r) for i, r in enumerate(reader, 2)]
     else:
-        with open(path, encoding="utf-8") as fh:
-            for i, line in enumerate(fh, 1):
-                if line.strip():
-                    try:
-                        rows.append((i, json.loads(line)))
-                    except json.JSONDecodeError as exc:
-                        raise ValueError(f"{path}:{i}: not valid JSON ({exc.msg})") from None
+        rows = [(i, r) for i, r in read_jsonl(path)]
+        if any(not isinstance(r, dict) for _, r in rows):
+            raise ValueError(f"{path}: every line of a grade file is an object {{\"pair_id\", \"grade\"}}")
     names = {str(r["judge"]) for _, r in rows if r.get("judge")}
     if judge is None and len(names) > 1:
         raise ValueError(f"{path}: grades of several judges ({', '.join(sorted(names))}); one file a judge")
@@ -171,18 +168,11 @@ def write_reference(entries: list[dict], path: Path) -> None:
 
 def read_reference(path: str | Path) -> list[dict]:
     out = []
-    with open(path, encoding="utf-8") as fh:
-        for i, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                e = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{i}: not valid JSON ({exc.msg})") from None
-            if not {"pair_id", "question_id", "doc_id", "grade", "version"} <= set(e):
-                raise ValueError(f"{path}:{i}: a reference entry needs pair_id, question_id, doc_id, grade, version")
-            parse_grade(e["grade"], f"{path}:{i}")
-            out.append(e)
+    for i, e in read_jsonl(path):
+        if not isinstance(e, dict) or not {"pair_id", "question_id", "doc_id", "grade", "version"} <= set(e):
+            raise ValueError(f"{path}:{i}: a reference entry needs pair_id, question_id, doc_id, grade, version")
+        parse_grade(e["grade"], f"{path}:{i}")
+        out.append(e)
     return out
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from chaja.eval import graded as graded_mod
+from chaja.eval.jsonl import read_jsonl
 from chaja.eval.single import METRICS, all_gold_scores, gold_rank, mean_scores, single_scores
 
 RECORDS = "records.jsonl"
@@ -30,20 +31,13 @@ def read_records(out_dir: str | Path) -> tuple[dict, list[dict]]:
     path = Path(out_dir) / RECORDS
     meta: dict | None = None
     records: list[dict] = []
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise RecordsError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
-            if "run" in obj and meta is None and not records:
-                meta = obj["run"]
-                continue
-            if "id" not in obj or "ranked" not in obj:
-                raise RecordsError(f"{path}:{lineno}: a question record needs 'id' and 'ranked'")
-            records.append(obj)
+    for lineno, obj in read_jsonl(path, RecordsError):
+        if "run" in obj and meta is None and not records:
+            meta = obj["run"]
+            continue
+        if "id" not in obj or "ranked" not in obj:
+            raise RecordsError(f"{path}:{lineno}: a question record needs 'id' and 'ranked'")
+        records.append(obj)
     if meta is None:
         raise RecordsError(f"{path}: the first line must describe the run ({{\"run\": ...}})")
     return meta, records
