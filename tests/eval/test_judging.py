@@ -189,3 +189,11 @@ def test_every_judge_abstaining_keeps_the_pair_as_an_abstention():
     entries, pending = ref.combine(pool, {"p": {"a": "abstain", "b": "abstain"}})
     assert not pending and entries[0]["grade"] == "abstain" and entries[0]["by"] == "abstained"
     assert ref.judgments(entries) == {"q": {"d": "abstain"}}
+
+
+def test_runs_named_alike_are_refused(runs):
+    from chaja.eval.judge_pool import build_pool
+
+    root, _ = runs
+    with pytest.raises(ValueError, match="named alike"):
+        build_pool([root / "hybrid", root / "hybrid"], 3)

@@ -27,7 +27,7 @@ import numpy as np
 from chaja.eval.figures import Series, series_from_runs, svg_figure
 from chaja.eval.noise import bootstrap_ci
 from chaja.eval.report import question_row, read_records, record_gold
-from chaja.eval.single import METRICS
+from chaja.eval.single import METRICS, gold_rank
 
 STYLE = """
 body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1100px;color:#1d1d1f;padding:0 16px}
@@ -104,11 +104,7 @@ def _question_rows(records: list[dict]) -> tuple[str, int]:
     for rec in records:
         row = question_row(rec)
         gold = record_gold(rec) or []
-        rank = None
-        for i, d in enumerate(rec.get("ranked") or [], 1):
-            if d in gold:
-                rank = i
-                break
+        rank = gold_rank(rec.get("ranked") or [], gold)
         ndcg = row["scores"]["nDCG@10"] if row["scores"] else None
         rows.append((rank is not None and rank <= 3, rank, ndcg, rec, gold))
     rows.sort(key=lambda r: (r[0], -(r[1] or 10**6), r[3]["id"]))       # misses first, worst first

@@ -37,7 +37,7 @@ def add_judge_commands(subparsers) -> None:
                             "a judge column or the file name")
         if name == "agreement":
             p.add_argument("--queue", help="write the pairs the judges disagree on as a CSV to grade, blind "
-                                           "(no judge's grade in it)")
+                                           "(no judge's grade in it), and as JSON Lines beside it")
             p.add_argument("--json", action="store_true")
             p.set_defaults(func=cmd_agreement)
         else:

@@ -50,9 +50,11 @@ def build_pool(run_dirs: list[str | Path], k: int = 10, stores: list | None = No
         raise ValueError("k must be at least 1")
     items: dict[str, dict] = {}
     order: list[str] = []
-    for run_dir in run_dirs:
-        meta, records = read_records(run_dir)
-        name = meta.get("name") or Path(run_dir).name
+    runs = [read_records(d) for d in run_dirs]
+    names = [meta.get("name") or Path(d).name for d, (meta, _) in zip(run_dirs, runs)]
+    if len(set(names)) < len(names):
+        raise ValueError(f"two runs are named alike ({', '.join(names)}); name runs apart (chaja eval run --name)")
+    for name, (_, records) in zip(names, runs):
         for rec in records:
             if rec["id"] not in order:
                 order.append(rec["id"])
@@ -61,8 +63,6 @@ def build_pool(run_dirs: list[str | Path], k: int = 10, stores: list | None = No
                 pid = pair_id(rec["id"], doc)
                 item = items.setdefault(pid, {"pair_id": pid, "question_id": rec["id"], "question": rec.get("text", ""),
                                               "doc_id": doc, "found_by": {}})
-                if name in item["found_by"]:
-                    raise ValueError(f"two runs are named {name!r}; name runs apart (chaja eval run --name)")
                 item["found_by"][name] = rank
     for item in items.values():
         found = _best_passage(stores or [], item["doc_id"], item["question"])

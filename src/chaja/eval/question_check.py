@@ -50,8 +50,10 @@ def documents_from(source: str | Path) -> dict[str, str]:
     """document id → its text (title, headings and body) from a chaja SQLite store, a
     react-docs folder (ids are file stems, as the React stores index them) or any files
     and folders chaja indexes (ids as ``chaja index`` gives them)."""
+    from chaja.eval.lint import _is_sqlite
+
     path = Path(source)
-    if path.is_file() and path.read_bytes()[:16] == b"SQLite format 3\x00":
+    if path.is_file() and _is_sqlite(path):
         from chaja.stores.sqlite import SqliteStore
 
         store = SqliteStore(path)
@@ -100,18 +102,17 @@ def check_questions(questions, docs: dict[str, str] | None, headings: list[str] 
     doc_terms: dict[str, set[str]] = {}
     for q in questions:
         key = _key(q.text)
+        golds = list(dict.fromkeys(q.useful()))
         if key in by_key:
             out["duplicates"].append([by_key[key], q.id])
         else:
             by_key[key] = q.id
-        golds = list(q.gold or []) or [d for d, g in (q.judgments or {}).items() if g != "abstain" and g >= 2]
-        for g in dict.fromkeys(golds):
-            for other_id, other_grams in by_gold[g]:
-                if other_id != q.id and jaccard(other_grams, _bigrams(key)) >= NEAR and \
-                        [other_id, q.id] not in out["near_duplicates"] and \
-                        [by_key.get(key), q.id] != [other_id, q.id]:
-                    out["near_duplicates"].append([other_id, q.id])
-            by_gold[g].append((q.id, _bigrams(key)))
+            grams = _bigrams(key)
+            near = dict.fromkeys(other for g in golds for other, other_grams in by_gold[g]
+                                 if jaccard(other_grams, grams) >= NEAR)
+            out["near_duplicates"] += [[other, q.id] for other in near]
+            for g in golds:
+                by_gold[g].append((q.id, grams))
         if docs is not None:
             named = list(dict.fromkeys([*(q.gold or []), *(q.judgments or {})]))
             out["gold_missing"] += [[q.id, d] for d in named if d not in docs]
@@ -124,7 +125,6 @@ def check_questions(questions, docs: dict[str, str] | None, headings: list[str] 
                         doc_terms[d] = set(analyzer(docs[d]))
                     held |= {t for t in terms if t in doc_terms[d]}
                 out["overlap"][q.id] = len(held) / len(terms) if terms else 0.0
-    out["near_duplicates"] = [p for p in out["near_duplicates"] if p not in out["duplicates"]]
     if headings is not None:
         from chaja.eval.lint import lint_questions
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -34,6 +35,7 @@ from chaja.eval.jsonl import read_jsonl
 from chaja.eval.questions import ABSTAIN, MAX_GRADE
 
 Grades = dict[str, dict[str, "int | str"]]      # pair id → judge → grade
+_GRADE = re.compile(rf"[0-{MAX_GRADE}](\.0)?")   # "2", or "2.0" as spreadsheets write it
 
 
 def parse_grade(value: object, where: str) -> int | str | None:
@@ -43,13 +45,14 @@ def parse_grade(value: object, where: str) -> int | str | None:
         return None
     if text == ABSTAIN:
         return ABSTAIN
-    try:
-        grade = int(float(text))
-    except ValueError:
-        grade = -1
-    if str(grade) != text and f"{grade}.0" != text or not 0 <= grade <= MAX_GRADE:
+    if not _GRADE.fullmatch(text):
         raise ValueError(f"{where}: grade must be 0-{MAX_GRADE} or {ABSTAIN!r}, got {value!r}")
-    return grade
+    return int(text[0])
+
+
+def _given(grades: Mapping[str, int | str]) -> set[int]:
+    """The distinct grades of one pair, abstentions aside."""
+    return {g for g in grades.values() if g != ABSTAIN}
 
 
 def read_grades(path: str | Path, judge: str | None = None) -> tuple[str, dict[str, int | str]]:
@@ -119,14 +122,14 @@ def agreement_summary(by_pair: Grades, judges: list[str]) -> dict:
         out["cohen_kappa"] = agreement.cohen_kappa([graded[p][a] for p in paired], [graded[p][b] for p in paired])
         out["cohen_kappa_quadratic"] = agreement.cohen_kappa([graded[p][a] for p in paired],
                                                              [graded[p][b] for p in paired], "quadratic")
-    out["per_pair"] = {pid: {"grades": gs, "agree": len({g for g in gs.values() if g != ABSTAIN}) <= 1}
+    out["per_pair"] = {pid: {"grades": gs, "agree": len(_given(gs)) <= 1}
                        for pid, gs in sorted(by_pair.items())}
     return out
 
 
 def disagreements(by_pair: Grades) -> list[str]:
     """Pairs whose judges gave different grades (abstentions aside): the adjudication queue."""
-    return sorted(pid for pid, gs in by_pair.items() if len({g for g in gs.values() if g != ABSTAIN}) > 1)
+    return sorted(pid for pid, gs in by_pair.items() if len(_given(gs)) > 1)
 
 
 def combine(pool: list[dict], by_pair: Grades, adjudicated: tuple[str, Mapping[str, int | str]] | None = None,
@@ -143,7 +146,7 @@ def combine(pool: list[dict], by_pair: Grades, adjudicated: tuple[str, Mapping[s
         grades = by_pair.get(pid)
         if pid in known or not grades:
             continue
-        given = {g for g in grades.values() if g != ABSTAIN}
+        given = _given(grades)
         entry = {"pair_id": pid, "question_id": item["question_id"], "doc_id": item["doc_id"],
                  "judges": dict(sorted(grades.items())), "version": version}
         if not given:
