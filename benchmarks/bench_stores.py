@@ -200,6 +200,44 @@ def search(store, queries, random_queries, warmup: int = 10) -> tuple[dict, list
              "mean_keyword_hits": round(kw_hits / len(queries), 1)}, vec_ids, far_ids)
 
 
+def keyword_engines(pg, pg_dsn: str, schema: str, queries) -> dict:
+    """The PostgreSQL store's two keyword engines on the same schema: the postings the
+    reader keeps (built on its first search, then mapped from the cache by the next
+    store object) against ranking every match in SQL; queries interleaved, with top-10
+    agreement and the largest relative score difference."""
+    from chaja.stores.postgres import PostgresStore
+
+    t = time.perf_counter()
+    pg.keyword(queries[0][0], N_CANDIDATES)
+    build_ms = (time.perf_counter() - t) * 1000
+    again = PostgresStore(pg_dsn, schema=schema)
+    sql = PostgresStore(pg_dsn, schema=schema, keyword_engine="sql")
+    try:
+        t = time.perf_counter()
+        again.keyword(queries[0][0], N_CANDIDATES)
+        cached_ms = (time.perf_counter() - t) * 1000
+        fast, slow, agree, worst = [], [], [], 0.0
+        for terms, _, _ in queries:
+            t = time.perf_counter()
+            a = again.keyword(terms, N_CANDIDATES)
+            fast.append((time.perf_counter() - t) * 1000)
+            t = time.perf_counter()
+            b = sql.keyword(terms, N_CANDIDATES)
+            slow.append((time.perf_counter() - t) * 1000)
+            agree.append(len({h.chunk_id for h in a[:TOP_K]} & {h.chunk_id for h in b[:TOP_K]}) / max(1, min(TOP_K, len(b))))
+            sb = {h.chunk_id: h.score for h in b}
+            worst = max([worst] + [abs(h.score - sb[h.chunk_id]) / abs(sb[h.chunk_id])
+                                   for h in a if h.chunk_id in sb and sb[h.chunk_id]])
+        ratio = [f / s for f, s in zip(fast, slow)]
+    finally:
+        again.close()
+        sql.close()
+    return {"postings": summary(fast), "sql": summary(slow), "postings_over_sql_p50_paired": round(pct(ratio, 50), 4),
+            "top10_agreement": round(statistics.fmean(agree), 4), "max_relative_score_difference": worst,
+            "first_search_building_postings_ms": round(build_ms, 1),
+            "first_search_from_cache_ms": round(cached_ms, 1)}
+
+
 def run_size(n: int, n_queries: int, n_extra: int, sqlite_dir: Path, pg_dsn: str) -> dict:
     from chaja.stores.postgres import PostgresStore
     from chaja.stores.sqlite import SqliteStore
@@ -240,7 +278,10 @@ def run_size(n: int, n_queries: int, n_extra: int, sqlite_dir: Path, pg_dsn: str
         result["postgres"] = {"ingest": rows}
         print(f"[{n}] postgres bulk ingest {rows}", flush=True)
         pg.conn.execute(pg._q("ANALYZE {s}.chunks"))
+        engines = keyword_engines(pg, pg_dsn, schema, queries)
+        print(f"[{n}] postgres keyword engines {engines}", flush=True)
         res, pg_ids, pg_far = search(pg, queries, random_queries)
+        res["keyword_engines"] = engines
         result["postgres"].update(res, size_bytes=pg.stats().size_bytes)
         print(f"[{n}] postgres search done", flush=True)
         # Incremental: documents added one by one to the indexed store.
@@ -310,6 +351,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     work = Path(tempfile.mkdtemp(prefix="chaja-bench-"))
+    os.environ["XDG_CACHE_HOME"] = str(work / "cache")   # the PostgreSQL readers' keyword cache, removed after
     server = None
     try:
         dsn = args.pg_dsn

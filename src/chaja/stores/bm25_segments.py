@@ -57,6 +57,15 @@ class SegmentedBM25:
         tokens = fts_tokens(term)
         return tokens[0] if len(tokens) == 1 else ("" if not tokens else None)
 
+    @classmethod
+    def query_tokens(cls, terms: list[str]) -> list[str] | None:
+        """The query terms (NULs dropped, duplicates and blank terms left out) as single
+        FTS5 tokens, or None when a term is several tokens (a phrase, which only FTS5 or
+        SQL can match)."""
+        cleaned = dict.fromkeys(t.replace("\x00", "") for t in terms)
+        tokens = [cls.single_token(t) for t in cleaned if t.strip()]
+        return None if None in tokens else tokens
+
     def holding(self, tokens: list[str], rowids: list[int]) -> dict[int, set[str]]:
         """The tokens each live row of ``rowids`` holds (in any column), by binary search
         in each token's postings (sorted by row), without reading the rows' text."""

@@ -35,15 +35,19 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import threading
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from chaja.documents import Chunk, ChunkRecord, Document, DocumentInfo, Hit, StoreStats
 from chaja.search.filters import Filters
+from chaja.stores import postgres_keywords
 from chaja.stores.base import StoreError, flat_vector, staged_prefix
+from chaja.stores.bm25_segments import SegmentedBM25
 
 if TYPE_CHECKING:  # pragma: no cover
     import psycopg
@@ -52,6 +56,9 @@ if TYPE_CHECKING:  # pragma: no cover
 MIN_PGVECTOR = (0, 5, 0)
 #: BM25's parameters, as FTS5's ``bm25()`` in the SQLite store.
 BM25_K1, BM25_B = 1.2, 0.75
+#: ``postings``: the reader keeps the postings (chaja.stores.postgres_keywords) and
+#: scores only the query terms' lists; ``sql``: every matching row is ranked in SQL.
+KEYWORD_ENGINES = ("postings", "sql")
 
 #: HNSW build parameters (pgvector's defaults) and the default floor for ``hnsw.ef_search``.
 HNSW_M = 16
@@ -232,6 +239,19 @@ MIGRATIONS: list[tuple[int, str, list[str]]] = [
             PRIMARY KEY (doc_id, ordinal)
         )""",
     ]),
+    (8, "keyword change log, for postings held by readers", [
+        # One row per chunk added or removed, written in the chunk's own transaction
+        # after the fts_stats row lock that orders writers: readers that keep postings
+        # (chaja.stores.postgres_keywords) apply the entries after their own.
+        """CREATE TABLE {s}.keyword_log (
+            seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            row bigint NOT NULL,
+            added boolean NOT NULL
+        )""",
+        # names the readers' cache files; a new schema (or a new database) gets a new one
+        "INSERT INTO {s}.meta (key, value) VALUES ('store_id', md5(random()::text || clock_timestamp()::text))"
+        " ON CONFLICT (key) DO NOTHING",
+    ]),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
@@ -344,7 +364,8 @@ class PostgresStore:
     """
 
     def __init__(self, dsn: str, *, dim: int | None = None, schema: str = "chaja",
-                 ef_search: int = HNSW_EF_SEARCH_MIN, exact_below: int = EXACT_BELOW):
+                 ef_search: int = HNSW_EF_SEARCH_MIN, exact_below: int = EXACT_BELOW,
+                 keyword_engine: str = "postings", keyword_cache: str | os.PathLike | None = "auto"):
         psycopg = _psycopg()
         register_vector = _register_vector()
         from psycopg import sql
@@ -365,6 +386,12 @@ class PostgresStore:
         self.ef_search = int(ef_search)
         self.exact_below = int(exact_below)
         self._row_counts: dict[str, tuple[float, int]] = {}
+        if keyword_engine not in KEYWORD_ENGINES:
+            raise StoreError(f"keyword_engine must be one of {', '.join(KEYWORD_ENGINES)}, not {keyword_engine!r}")
+        self.keyword_engine = keyword_engine
+        cache = postgres_keywords.default_cache() if keyword_cache == "auto" else keyword_cache
+        self._keywords = postgres_keywords.PostgresKeywordIndex(self, None if cache is None else Path(cache))
+        self._allowed: dict[tuple, np.ndarray] = {}   # (filters, log seq) → sorted seqs that pass
 
         kwargs: dict[str, Any] = {"autocommit": True, "application_name": "chaja"}
         try:
@@ -696,6 +723,7 @@ class PostgresStore:
             with conn.transaction():
                 # Remove the old version first: a failure below rolls this back too.
                 self._count_fts(doc.id, -1)
+                self._log_chunks(doc.id, False)
                 conn.execute(self._q("DELETE FROM {s}.documents WHERE id = %s"), (_clean(doc.id),))
                 if dim is not None and self._dim != dim:
                     self._fix_dim(dim)  # first write, or raises on a mismatch
@@ -721,6 +749,7 @@ class PostgresStore:
                     # The tsvectors are computed in the database from the stored terms.
                     conn.execute(self._q(_FTS_INSERT), (_clean(doc.id),))
                     self._count_fts(doc.id, +1)
+                    self._log_chunks(doc.id, True)
                 if headings:
                     with conn.cursor() as cur:
                         cur.executemany(self._q(
@@ -798,6 +827,7 @@ class PostgresStore:
                 if got != n_chunks:
                     raise StoreError(f"{doc.id}: {got} of its {n_chunks} chunks are staged")
                 self._count_fts(doc.id, -1)
+                self._log_chunks(doc.id, False)
                 conn.execute(self._q("DELETE FROM {s}.documents WHERE id = %s"), (did,))
                 if dim is not None and self._dim != dim:
                     self._fix_dim(int(dim))
@@ -814,6 +844,7 @@ class PostgresStore:
                     " s.heading_terms, s.body_terms, s.embedding" + staged + " ORDER BY s.ordinal"), (did, key))
                 conn.execute(self._q(_FTS_INSERT), (did,))
                 self._count_fts(doc.id, +1)
+                self._log_chunks(doc.id, True)
                 # a section's first chunk leads it in the heading index (as put_document does)
                 conn.execute(self._q(
                     "INSERT INTO {s}.chunk_headings (chunk_id, seq, doc_id, lang, section, lead, embedding)"
@@ -855,6 +886,14 @@ class PostgresStore:
             "       JOIN {s}.chunks AS c ON c.id = f.chunk_id WHERE c.doc_id = %(doc)s) AS d"),
             {"sign": int(sign), "doc": _clean(doc_id)})
 
+    def _log_chunks(self, doc_id: str, added: bool) -> None:
+        """Append the document's chunk rows to ``keyword_log``, as added or as removed.
+        Every caller has already updated ``fts_stats`` in this transaction, whose row
+        lock orders the store's writers, so the log's ``seq`` grows in commit order."""
+        self.conn.execute(self._q(
+            "INSERT INTO {s}.keyword_log (row, added) SELECT seq, %s FROM {s}.chunks WHERE doc_id = %s ORDER BY seq"),
+            (bool(added), _clean(doc_id)))
+
     def _stored_dim_safe(self) -> int | None:
         try:
             with self._lock:
@@ -878,6 +917,7 @@ class PostgresStore:
         def delete() -> bool:
             with self.conn.transaction():
                 self._count_fts(doc_id, -1)
+                self._log_chunks(doc_id, False)
                 cur = self.conn.execute(self._q("DELETE FROM {s}.documents WHERE id = %s"), (_clean(doc_id),))
                 return cur.rowcount > 0
 
@@ -915,8 +955,15 @@ class PostgresStore:
         for name, w in (("title_weight", title_weight), ("heading_weight", heading_weight)):
             if not math.isfinite(w) or w < 0:
                 raise ValueError(f"{name} must be a finite number >= 0, got {w!r}")
+        if n <= 0:
+            return []
+        tokens = SegmentedBM25.query_tokens(terms) if self.keyword_engine == "postings" else None
+        if tokens is not None:
+            return self._run("keyword search failed", lambda: self._keyword_postings(
+                tokens, n, title_weight=title_weight, heading_weight=heading_weight, field=field,
+                lang=_clean(lang) or None, where=where))
         words = _query_terms(terms)
-        if not words or n <= 0:
+        if not words:
             return []
         scale = max(1.0, float(title_weight), float(heading_weight))
         # ts_rank_cd's weights array is {D, C, B, A}: body, (unused), heading, title.
@@ -943,6 +990,53 @@ class PostgresStore:
         )
         rows = self._run("keyword search failed", lambda: self.conn.execute(query, params).fetchall())
         return [Hit(cid, float(score)) for cid, score in rows]
+
+    def _keyword_postings(self, tokens: list[str], n: int, *, title_weight: float, heading_weight: float,
+                          field: str, lang: str | None, where: Filters | None) -> list[Hit]:
+        """The keyword list from the postings this reader keeps (the ``postings`` engine):
+        the same BM25 as the SQL path, reading only the query terms' postings."""
+        index = self._keywords.refresh()
+        allow = self._allowed_seqs(where) if where else None
+        hits = index.search(tokens, n, title_weight=title_weight, heading_weight=heading_weight,
+                            field=field, lang=lang, allow=allow)
+        if not hits:
+            return []
+        ids = dict(self.conn.execute(self._q("SELECT seq, id FROM {s}.chunks WHERE seq = ANY(%s)"),
+                                     ([r for r, _ in hits],)).fetchall())
+        return [Hit(ids[r], score) for r, score in hits if r in ids]   # a chunk deleted since: left out
+
+    def _allowed_seqs(self, where: Filters) -> np.ndarray:
+        """Sorted ``seq`` of the chunks that pass ``where``, kept until the log moves on."""
+        key = (where, self._keywords.seq)
+        got = self._allowed.get(key)
+        if got is None:
+            params: dict = {}
+            cond = self._filter_sql(where, params)
+            rows = self.conn.execute(self._q("SELECT seq FROM {s}.chunks WHERE true" + cond + " ORDER BY seq"),
+                                     params).fetchall()
+            got = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+            if len(self._allowed) > 32:
+                self._allowed.clear()
+            self._allowed[key] = got
+        return got
+
+    def matched_terms(self, terms: list[str], ids: list[str]) -> dict[str, set[str]]:
+        """Which of ``terms`` each listed chunk holds (``chunk_terms(ids)[c] & set(terms)``),
+        from the postings when this reader keeps them (no chunk text is read)."""
+        tokens = SegmentedBM25.query_tokens(terms) if self.keyword_engine == "postings" else None
+        if tokens is None or tokens != list(dict.fromkeys(terms)):
+            wanted = set(terms)
+            return {c: t & wanted for c, t in self.chunk_terms(ids).items()}
+        wanted_ids = [i for i in (_clean(x) for x in ids) if i is not None]
+
+        def read() -> dict[str, set[str]]:
+            index = self._keywords.refresh()
+            seq_of = dict(self.conn.execute(self._q("SELECT id, seq FROM {s}.chunks WHERE id = ANY(%s::text[])"),
+                                            (wanted_ids,)).fetchall())
+            held = index.holding(tokens, list(seq_of.values()))
+            return {c: held[r] for c, r in seq_of.items()}
+
+        return self._run("cannot read chunk terms", read) if wanted_ids else {}
 
     def vector(self, query: np.ndarray, n: int, *, lang: str | None = None, field: str = "chunk",
                where: Filters | None = None) -> list[Hit]:
@@ -1191,10 +1285,13 @@ class PostgresStore:
             done: list[str] = []
             conn = self.conn
             with conn.transaction():
+                # the fts_stats row lock first, as every writer takes it (the log's order)
+                conn.execute(self._q("SELECT 1 FROM {s}.fts_stats FOR UPDATE"))
                 broken = [r[0] for r in conn.execute(self._q(
                     "SELECT d.id FROM {s}.documents d LEFT JOIN {s}.chunks c ON c.doc_id = d.id"
                     " GROUP BY d.id, d.n_chunks HAVING count(c.id) != d.n_chunks ORDER BY d.id"))]
                 for doc_id in broken:
+                    self._log_chunks(doc_id, False)
                     conn.execute(self._q("DELETE FROM {s}.documents WHERE id = %s"), (doc_id,))
                     done.append(f"removed document {doc_id!r} (damaged; index its file again)")
                 missing = [r[0] for r in conn.execute(self._q(

@@ -283,9 +283,7 @@ class SqliteStore:
         FTS5 must answer (the ``fts5`` engine, or a term FTS5 reads as a phrase)."""
         if self.keyword_engine != "postings":
             return None
-        cleaned = dict.fromkeys(t.replace("\x00", "") for t in terms)
-        tokens = [SegmentedBM25.single_token(t) for t in cleaned if t.strip()]
-        return None if None in tokens else tokens
+        return SegmentedBM25.query_tokens(terms)
 
     def keyword(self, terms: list[str], n: int, *, title_weight: float = 2.0,
                 heading_weight: float = 1.5, field: str = "all", lang: str | None = None,

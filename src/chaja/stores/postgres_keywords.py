@@ -1,0 +1,183 @@
+"""The PostgreSQL store's keyword index, held by the client: postings segments
+(:mod:`chaja.stores.postings`) built from the terms the store keeps, scored by
+:class:`~chaja.stores.bm25_segments.SegmentedBM25`, so a keyword search reads only the
+postings of the query's terms instead of ranking every matching row in SQL.
+
+Keeping in step. Every transaction that adds or removes chunks also appends
+``(row, added)`` to ``keyword_log`` (``row`` is the chunk's ``seq``), after it has taken
+the ``fts_stats`` row lock that orders the store's writers, so log entries become
+visible in the order of their ``seq``. Before each search the index reads the log's
+high-water mark (one index probe); when it moved, one repeatable-read transaction reads
+the entries after the index's own and the terms of the rows they added: rows touched are
+masked out of the segments that hold them and the added ones become a small segment.
+Segments are merged once the small ones hold :data:`MERGE_SHARE` of all rows.
+
+The cache. A full build reads every chunk's terms (seconds per 100,000 chunks), so the
+merged segment is saved to ``<cache>/<store_id>.keywords`` with the log entry it covers
+and mapped by the next process, which applies only the log after it. The file is a
+cache: a missing or damaged one, or one whose row count disagrees with the store's
+``fts_stats`` once the log is applied (a database restored from a backup), is rebuilt;
+a cache folder that cannot be written leaves the index in memory, with a warning.
+"""
+from __future__ import annotations
+
+import os
+import warnings
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from chaja.stores import postings
+from chaja.stores.bm25_segments import SegmentedBM25
+
+if TYPE_CHECKING:  # pragma: no cover
+    from chaja.stores.postgres import PostgresStore
+
+#: chunks read and tokenised at a time when every row is built
+BUILD_BATCH = 50_000
+#: merge the small segments into one (and save it) once they hold this share of all rows
+MERGE_SHARE = 0.05
+MERGE_MIN_ROWS = 1000
+MAX_SEGMENTS = 8
+
+_TERMS = "SELECT seq, lang, title_terms, heading_terms, body_terms FROM {s}.chunks"
+
+
+def default_cache() -> Path:
+    """``$XDG_CACHE_HOME/chaja/postgres``, or ``~/.cache/chaja/postgres``."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "chaja" / "postgres"
+
+
+class PostgresKeywordIndex:
+    """The postings of one PostgreSQL store, as of log entry ``seq``; call
+    :meth:`refresh` (under the store's lock) before each search."""
+
+    def __init__(self, store: "PostgresStore", cache: Path | None):
+        self.store, self.cache = store, cache
+        self.bm25: SegmentedBM25 | None = None
+        self.seq = -1
+        self.from_cache = False      # the base segment was mapped from the cache file
+
+    # ---- reading the store -----------------------------------------------
+    def _high(self) -> int:
+        q = self.store._q
+        return int(self.store.conn.execute(q("SELECT coalesce(max(seq), 0) FROM {s}.keyword_log")).fetchone()[0])
+
+    def _rows(self, seqs: list[int]) -> postings.Segment:
+        q = self.store._q
+        rows = self.store.conn.execute(q(_TERMS + " WHERE seq = ANY(%s) ORDER BY seq"), (seqs,)).fetchall()
+        return postings.build(rows)
+
+    def _build_all(self) -> postings.Segment:
+        """Every chunk's postings, :data:`BUILD_BATCH` rows at a time, merged."""
+        q, conn = self.store._q, self.store.conn
+        parts: list[postings.Segment] = []
+        last = -(2 ** 63)
+        while rows := conn.execute(q(_TERMS + " WHERE seq > %s ORDER BY seq LIMIT %s"), (last, BUILD_BATCH)).fetchall():
+            parts.append(postings.build(rows))
+            last = rows[-1][0]
+        if len(parts) <= 1:
+            return parts[0] if parts else postings.build([])
+        return postings.merge([(p, np.ones(p.n_rows, dtype=bool)) for p in parts])
+
+    def _store_id(self) -> str | None:
+        q = self.store._q
+        row = self.store.conn.execute(q("SELECT value FROM {s}.meta WHERE key = 'store_id'")).fetchone()
+        return row[0] if row else None
+
+    def _recorded_rows(self) -> int:
+        q = self.store._q
+        row = self.store.conn.execute(q("SELECT chunks FROM {s}.fts_stats LIMIT 1")).fetchone()
+        return int(row[0]) if row else 0
+
+    # ---- the cache file --------------------------------------------------
+    def _cache_path(self, store_id: str | None) -> Path | None:
+        if self.cache is None or not store_id:
+            return None
+        return self.cache / f"{store_id}.keywords"
+
+    def _cached(self, path: Path | None, high: int) -> tuple[postings.Segment, int] | None:
+        if path is None or not path.exists():
+            return None
+        try:
+            seg = postings.load(path)
+            seq = int(seg.header["seq"])
+        except (OSError, ValueError, KeyError):
+            return None
+        return (seg, seq) if seq <= high else None   # ahead of the log: a restored database
+
+    def _save(self, seg: postings.Segment, seq: int, store_id: str | None) -> None:
+        path = self._cache_path(store_id)
+        if path is None:
+            return
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            postings.save(seg, path, {"store_id": store_id, "seq": seq})
+        except OSError as exc:
+            warnings.warn(f"could not write the keyword cache {path} ({exc}); keyword search keeps its "
+                          "postings in memory and builds them again in the next process",
+                          RuntimeWarning, stacklevel=4)
+            self.cache = None
+
+    # ---- keeping in step -------------------------------------------------
+    def refresh(self) -> SegmentedBM25:
+        """The index as of everything the store has committed."""
+        if self.bm25 is not None and self._high() == self.seq:
+            return self.bm25
+        conn = self.store.conn
+        outside = conn.info.transaction_status == 0      # IDLE: this opens the transaction
+        with conn.transaction():
+            if outside:      # one snapshot for the log and the rows it names
+                conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            high = self._high()
+            if self.bm25 is None:
+                self._load(high)
+            self._apply(high)
+            if self.from_cache and self.bm25.n_rows != self._recorded_rows():
+                self._load(high, rebuild=True)      # the cache does not describe this database
+                self._apply(high)
+        return self.bm25
+
+    def _load(self, high: int, *, rebuild: bool = False) -> None:
+        store_id = self._store_id()
+        path = self._cache_path(store_id)
+        got = None if rebuild else self._cached(path, high)
+        if got is None:
+            seg, seq = self._build_all(), high
+            self._save(seg, seq, store_id)
+            self.from_cache = False
+            if path is not None and self.cache is not None:
+                seg = postings.load(path)      # mapped: the pages are shared with other processes
+        else:
+            (seg, seq), self.from_cache = got, True
+        self.bm25 = SegmentedBM25()
+        self.bm25.add(seg)
+        self.bm25.recount()
+        self.seq = seq
+
+    def _apply(self, high: int) -> None:
+        q = self.store._q
+        if high <= self.seq:
+            return
+        ops = self.store.conn.execute(q("SELECT seq, row, added FROM {s}.keyword_log"
+                                        " WHERE seq > %s AND seq <= %s ORDER BY seq"), (self.seq, high)).fetchall()
+        last: dict[int, bool] = {}
+        for _, row, added in ops:
+            last[int(row)] = bool(added)
+        bm25 = self.bm25
+        if last:
+            bm25.kill(np.fromiter(last, dtype=np.int64, count=len(last)))
+            added = sorted(r for r, a in last.items() if a)
+            if added:
+                bm25.add(self._rows(added))
+        self.seq = high
+        small = sum(s.n_rows for s in bm25.segments[1:])
+        bm25.recount()
+        if len(bm25.segments) > MAX_SEGMENTS or small >= max(MERGE_MIN_ROWS, MERGE_SHARE * bm25.n_rows):
+            merged = postings.merge(list(zip(bm25.segments, bm25.alive)))
+            self.bm25 = SegmentedBM25()
+            self.bm25.add(merged)
+            self.bm25.recount()
+            self._save(merged, self.seq, self._store_id())

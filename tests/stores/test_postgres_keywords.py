@@ -1,0 +1,186 @@
+"""The PostgreSQL store's postings engine (chaja.stores.postgres_keywords) against the
+SQL engine on the same schema: the same chunks and scores under adds, replacements and
+deletes made by another store object (as another process), with filters, from the
+cache file and after it is damaged or describes another database."""
+from __future__ import annotations
+
+import random
+import warnings
+
+import numpy as np
+import pytest
+
+from chaja.analysis import bigram_terms
+from chaja.documents import Chunk, ChunkRecord, Document, Section
+from chaja.search.filters import Filters
+
+psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed: pip install 'chaja[postgres]'")
+
+from chaja.stores.postgres import PostgresStore  # noqa: E402
+
+WORDS = ("자기주식 소각 결정 배당 지급 기준일 주주 공시 이사회 유상증자 신주 발행 보증 기간 모터 필터 세척"
+         " warranty period dividend share buyback cancel treasury filter pump motor router password reset"
+         " React state hook effect render component 18 2025 v3").split()
+QUERIES = ["자기주식 소각 결정", "warranty 보증 기간", "dividend 배당", "React hook", "필터 세척 pump", "2025",
+           "없는단어 nothing"]
+SETTINGS = [{}, {"field": "title"}, {"lang": "ko"}, {"lang": "en"}, {"title_weight": 0.3, "heading_weight": 0.7},
+            {"where": Filters(source=("filing",))}, {"where": Filters(date_from="2025-01-01")}]
+
+
+def make(doc_id: str, rng: random.Random, chunks: int = 2) -> tuple[Document, list[ChunkRecord]]:
+    title = " ".join(rng.choices(WORDS, k=3))
+    lang = "ko" if rng.random() < 0.5 else "en"
+    source = rng.choice(["filing", "manual", "news"])
+    date = rng.choice(["2024-03-01", "2025-06-30", None])
+    sections, records = [], []
+    for i in range(chunks):
+        heading = tuple(rng.choices(WORDS, k=rng.randint(0, 2)))
+        body = " ".join(rng.choices(WORDS, k=rng.randint(3, 40)))
+        sections.append(Section(heading, body))
+        c = Chunk(id=f"{doc_id}#{i}", doc_id=doc_id, ordinal=i, title=title, heading_path=heading, text=body,
+                  lang=lang, source=source, date=date)
+        vec = np.ones(4, np.float32) / 2
+        records.append(ChunkRecord(c, bigram_terms(title), bigram_terms(" ".join(heading)), bigram_terms(body), vec))
+    return Document(id=doc_id, title=title, sections=sections, lang=lang, source=source, date=date), records
+
+
+def assert_same_as_sql(a: PostgresStore, ref: PostgresStore) -> None:
+    for q in QUERIES:
+        terms = list(dict.fromkeys(bigram_terms(q)))
+        for kw in SETTINGS:
+            got, want = a.keyword(terms, 15, **kw), ref.keyword(terms, 15, **kw)
+            assert [h.chunk_id for h in got] == [h.chunk_id for h in want], (q, kw)
+            # ts_rank_cd, inside the SQL engine's sum, is single precision
+            assert [h.score for h in got] == pytest.approx([h.score for h in want], rel=1e-6), (q, kw)
+            held = a.matched_terms(terms, [h.chunk_id for h in want])
+            assert held == {c: t & set(terms) for c, t in ref.chunk_terms([h.chunk_id for h in want]).items()}
+
+
+@pytest.fixture
+def stores(pg_dsn, pg_schema, tmp_path):
+    cache = tmp_path / "cache"
+    writer = PostgresStore(pg_dsn, schema=pg_schema, dim=4, keyword_cache=cache)
+    reader = PostgresStore(pg_dsn, schema=pg_schema, keyword_cache=cache)
+    ref = PostgresStore(pg_dsn, schema=pg_schema, keyword_engine="sql")
+    yield writer, reader, ref, cache
+    for s in (writer, reader, ref):
+        s.close()
+
+
+def test_scores_equal_the_sql_engine_through_another_writers_adds_replacements_and_deletes(stores):
+    writer, reader, ref, _ = stores
+    rng = random.Random(7)
+    for i in range(40):
+        writer.put_document(*make(f"d{i}", rng))
+    assert_same_as_sql(reader, ref)
+    for _ in range(4):
+        for i in rng.sample(range(60), 8):       # new documents and replacements
+            writer.put_document(*make(f"d{i}", rng, chunks=rng.randint(1, 3)))
+        for i in rng.sample(range(60), 3):
+            writer.delete_document(f"d{i}")
+        assert_same_as_sql(reader, ref)          # the reader applies the log the writer wrote
+    assert reader._keywords.bm25.n_rows == writer.stats().chunks
+
+
+def test_a_new_reader_maps_the_cache_and_applies_only_the_log_after_it(stores, pg_dsn, pg_schema):
+    writer, reader, ref, cache = stores
+    rng = random.Random(3)
+    for i in range(30):
+        writer.put_document(*make(f"d{i}", rng))
+    assert_same_as_sql(reader, ref)
+    files = list(cache.glob("*.keywords"))
+    assert len(files) == 1 and files[0].stem == writer.get_meta("store_id")
+    for i in range(5):
+        writer.put_document(*make(f"n{i}", rng))
+    writer.delete_document("d0")
+    fresh = PostgresStore(pg_dsn, schema=pg_schema, keyword_cache=cache)
+    try:
+        assert_same_as_sql(fresh, ref)
+        assert fresh._keywords.from_cache
+        assert len(fresh._keywords.bm25.segments) == 2     # the cached segment and the log's rows
+    finally:
+        fresh.close()
+
+
+def test_a_damaged_or_foreign_cache_is_rebuilt(stores, pg_dsn, pg_schema):
+    writer, reader, ref, cache = stores
+    rng = random.Random(5)
+    for i in range(20):
+        writer.put_document(*make(f"d{i}", rng))
+    assert_same_as_sql(reader, ref)
+    path = next(cache.glob("*.keywords"))
+    path.write_bytes(path.read_bytes()[:100])          # truncated
+    damaged = PostgresStore(pg_dsn, schema=pg_schema, keyword_cache=cache)
+    try:
+        assert_same_as_sql(damaged, ref)
+        assert not damaged._keywords.from_cache
+    finally:
+        damaged.close()
+    # a cache that covers the log but not these rows (as after restoring a backup)
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        (tokens,) = conn.execute(f'SELECT sum(f.n_tokens) FROM "{pg_schema}".chunk_fts f JOIN "{pg_schema}".chunks c'
+                                 " ON c.id = f.chunk_id WHERE c.doc_id = 'd1'").fetchone()
+        conn.execute(f'DELETE FROM "{pg_schema}".documents WHERE id = %s', ("d1",))   # outside chaja: no log entry
+        conn.execute(f'UPDATE "{pg_schema}".fts_stats SET chunks = chunks - 2, tokens = tokens - %s', (tokens,))
+    restored = PostgresStore(pg_dsn, schema=pg_schema, keyword_cache=cache)
+    try:
+        assert_same_as_sql(restored, ref)
+        assert not restored._keywords.from_cache and restored._keywords.bm25.n_rows == 38
+    finally:
+        restored.close()
+
+
+def test_an_unwritable_cache_warns_and_searches_from_memory(pg_dsn, pg_schema, tmp_path):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache folder should be")
+    store = PostgresStore(pg_dsn, schema=pg_schema, dim=4, keyword_cache=blocker / "cache")
+    ref = PostgresStore(pg_dsn, schema=pg_schema, keyword_engine="sql")
+    try:
+        rng = random.Random(11)
+        for i in range(10):
+            store.put_document(*make(f"d{i}", rng))
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            assert_same_as_sql(store, ref)
+        assert any("keyword cache" in str(w.message) for w in seen)
+        store.put_document(*make("d99", rng))
+        assert_same_as_sql(store, ref)
+    finally:
+        store.close()
+        ref.close()
+
+
+def test_without_a_cache_the_postings_live_in_memory(pg_dsn, pg_schema):
+    store = PostgresStore(pg_dsn, schema=pg_schema, dim=4, keyword_cache=None)
+    ref = PostgresStore(pg_dsn, schema=pg_schema, keyword_engine="sql")
+    try:
+        rng = random.Random(13)
+        for i in range(12):
+            store.put_document(*make(f"d{i}", rng))
+        assert_same_as_sql(store, ref)
+        assert not store._keywords.from_cache
+    finally:
+        store.close()
+        ref.close()
+
+
+def test_the_small_segments_merge_once_they_are_many(stores, monkeypatch):
+    from chaja.stores import postgres_keywords
+
+    monkeypatch.setattr(postgres_keywords, "MERGE_MIN_ROWS", 4)
+    writer, reader, ref, _ = stores
+    rng = random.Random(17)
+    for i in range(10):
+        writer.put_document(*make(f"d{i}", rng))
+    assert_same_as_sql(reader, ref)
+    for i in range(10, 16):
+        writer.put_document(*make(f"d{i}", rng))
+        assert_same_as_sql(reader, ref)
+    assert len(reader._keywords.bm25.segments) <= 2
+
+
+def test_an_unknown_engine_is_refused(pg_dsn, pg_schema):
+    from chaja.stores.base import StoreError
+
+    with pytest.raises(StoreError, match="keyword_engine must be one of postings, sql"):
+        PostgresStore(pg_dsn, schema=pg_schema, keyword_engine="fts5")
