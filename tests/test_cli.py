@@ -198,3 +198,20 @@ def test_stats_and_index_as_json(tmp_path, capsys, corpus):
     stats = json.loads(capsys.readouterr().out)
     assert stats["schema"] == "chaja.stats/1" and stats["documents"] == 9 and stats["chunks"] == got["store"]["chunks"]
     assert stats["encoder"] and stats["index"]["analyzer"] == "bigram" and stats["by_lang"] == {"en": 5, "ko": 4}
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(store):
+    """`chaja … | head`: the pipe closes before the command is done writing."""
+    import os
+    import subprocess
+    import sys
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)                   # nobody will read: the first write fails with EPIPE
+    try:
+        done = subprocess.run([sys.executable, "-m", "chaja.cli", "stats", "--store", str(store), "--json"],
+                              stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write_end)
+    assert done.returncode == 141, done.stderr
+    assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr

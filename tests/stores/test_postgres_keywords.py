@@ -184,3 +184,21 @@ def test_an_unknown_engine_is_refused(pg_dsn, pg_schema):
 
     with pytest.raises(StoreError, match="keyword_engine must be one of postings, sql"):
         PostgresStore(pg_dsn, schema=pg_schema, keyword_engine="fts5")
+
+
+def test_a_url_chooses_the_engine_and_the_cache(pg_dsn, pg_schema, tmp_path):
+    from urllib.parse import quote
+
+    from chaja.stores import open_store
+
+    sep = "&" if "?" in pg_dsn else "?"
+    plain = open_store(f"{pg_dsn}{sep}schema={pg_schema}&keyword_engine=sql")
+    cached = open_store(f"{pg_dsn}{sep}schema={pg_schema}&keyword_cache={quote(str(tmp_path / 'c'))}")
+    bare = open_store(f"{pg_dsn}{sep}schema={pg_schema}&keyword_cache=none")
+    try:
+        assert (plain.schema, plain.keyword_engine) == (pg_schema, "sql")
+        assert cached.keyword_engine == "postings" and cached._keywords.cache == tmp_path / "c"
+        assert bare._keywords.cache is None
+    finally:
+        for s in (plain, cached, bare):
+            s.close()

@@ -5,11 +5,15 @@ from chaja.stores.base import Store, StoreError
 
 __all__ = ["Store", "StoreError", "open_store"]
 
+#: query parameters of a PostgreSQL URL that are chaja's, not libpq's
+_POSTGRES_OPTIONS = ("schema", "keyword_engine", "keyword_cache")
+
 
 def open_store(location: str) -> Store:
-    """A ``postgresql://`` or ``postgres://`` URL opens PostgreSQL (its ``schema`` query
-    parameter, which chaja takes off before connecting, names the schema: ``chaja``
-    when absent); anything else is a SQLite file."""
+    """A ``postgresql://`` or ``postgres://`` URL opens PostgreSQL; anything else is a
+    SQLite file. chaja takes its own query parameters off the URL before connecting:
+    ``schema`` (``chaja`` when absent), ``keyword_engine`` (``postings`` or ``sql``)
+    and ``keyword_cache`` (a folder, or ``none``), see :class:`PostgresStore`."""
     if location.startswith(("postgresql://", "postgres://")):
         from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -17,9 +21,13 @@ def open_store(location: str) -> Store:
 
         parts = urlsplit(location)
         query = parse_qsl(parts.query, keep_blank_values=True)
-        schema = [v for k, v in query if k == "schema"]
-        rest = urlunsplit(parts._replace(query=urlencode([(k, v) for k, v in query if k != "schema"])))
-        return PostgresStore(rest, schema=schema[-1]) if schema else PostgresStore(location)
+        ours = {k: v for k, v in query if k in _POSTGRES_OPTIONS}
+        if not ours:
+            return PostgresStore(location)
+        rest = urlunsplit(parts._replace(query=urlencode([(k, v) for k, v in query if k not in _POSTGRES_OPTIONS])))
+        if "keyword_cache" in ours and ours["keyword_cache"].lower() == "none":
+            ours["keyword_cache"] = None
+        return PostgresStore(rest, **ours)
     from chaja.stores.sqlite import SqliteStore
 
     return SqliteStore(location)
