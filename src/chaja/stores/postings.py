@@ -100,39 +100,56 @@ class Segment:
         return [raw[off[i]:off[i + 1]].decode("utf-8") for i in range(self.n_terms)]
 
 
-def _assemble(term_list: list[str], post_term: np.ndarray, post_row: np.ndarray, post_tf: np.ndarray,
-              rowids: np.ndarray, lengths: np.ndarray, langs: np.ndarray, lang_names: list[str]) -> Segment:
-    """A segment from flat postings (term index into ``term_list``, local row, tf)."""
-    hashes = np.fromiter((term_hash(t) for t in term_list), dtype=np.uint64, count=len(term_list))
-    order = np.argsort(hashes, kind="stable")
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.size)
-    key = rank[post_term] if post_term.size else post_term
-    by = np.lexsort((post_row, key)) if key.size else key.astype(np.int64)
-    counts = np.bincount(key, minlength=len(term_list)) if key.size else np.zeros(len(term_list), np.int64)
-    encoded = [term_list[i].encode("utf-8") for i in order]
-    lens = np.fromiter((len(b) for b in encoded), dtype=np.int64, count=len(encoded))
+def _segment(terms: list[str], hashes: np.ndarray, counts: np.ndarray, post_row: np.ndarray,
+             post_tf: np.ndarray, rowids: np.ndarray, lengths: np.ndarray, langs: np.ndarray,
+             lang_names: list[str]) -> Segment:
+    """A segment from postings already in its order: ``terms`` by ascending ``hashes``,
+    ``counts[t]`` postings per term, each term's postings by row."""
+    encoded = [t.encode("utf-8") for t in terms]
+    lens = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
     return Segment(
-        hashes=hashes[order],
+        hashes=hashes,
         term_bytes=np.frombuffer(b"".join(encoded), dtype=np.uint8).copy(),
         term_offsets=np.concatenate([[0], np.cumsum(lens)]).astype(np.int64),
         offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
-        rows=post_row[by].astype(np.int32),
-        tf=post_tf[by].astype(np.uint16).reshape(-1, 3),
+        rows=post_row.astype(np.int32), tf=post_tf.astype(np.uint16).reshape(-1, 3),
         rowids=rowids.astype(np.int64), lengths=lengths.astype(np.int32),
         langs=langs.astype(np.uint8), lang_names=list(lang_names),
     )
 
 
+def _hash_order(term_list: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(hashes, order, rank): the terms' hashes, the order that sorts them, each term's place in it."""
+    hashes = np.fromiter(map(term_hash, term_list), dtype=np.uint64, count=len(term_list))
+    order = np.argsort(hashes, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return hashes, order, rank
+
+
+def _assemble(term_list: list[str], post_term: np.ndarray, post_row: np.ndarray, post_tf: np.ndarray,
+              rowids: np.ndarray, lengths: np.ndarray, langs: np.ndarray, lang_names: list[str]) -> Segment:
+    """A segment from flat postings in any order (term index into ``term_list``, local row, tf)."""
+    hashes, order, rank = _hash_order(term_list)
+    key = rank[post_term] if post_term.size else post_term
+    by = np.lexsort((post_row, key)) if key.size else key.astype(np.int64)
+    counts = np.bincount(key, minlength=len(term_list)) if key.size else np.zeros(len(term_list), np.int64)
+    return _segment([term_list[i] for i in order], hashes[order], counts, post_row[by], post_tf[by],
+                    rowids, lengths, langs, lang_names)
+
+
 def build(rows: Iterable[tuple[int, str, str, str, str]]) -> Segment:
     """A segment from ``(rowid, lang, title, heading, body)`` rows, the texts as stored in FTS5.
 
-    Every token gets a key ``(term·R + row)·3 + column``; one sort of the keys with their
-    counts gives each (term, row) posting and its frequency per column."""
+    Terms are numbered by their place in hash order, and every token gets a key
+    ``(term·R + row)·3 + column``; one sort of the keys with their counts gives each
+    (term, row) posting and its frequency per column, already in the segment's order."""
     rows = sorted(rows, key=lambda r: r[0])
     n_rows = len(rows)
     lang_names: dict[str, int] = {}
-    tokens: list[str] = []
+    vocab: dict[str, int] = {}
+    number = vocab.setdefault
+    ids: list[int] = []
     spans = np.zeros(3 * n_rows, np.int64)      # tokens per (row, column)
     langs = np.zeros(n_rows, np.int64)
     for local, (_, lang, *texts) in enumerate(rows):
@@ -140,22 +157,23 @@ def build(rows: Iterable[tuple[int, str, str, str, str]]) -> Segment:
         for col, text in enumerate(texts):
             found = fts_tokens(text or "")
             spans[3 * local + col] = len(found)
-            tokens.extend(found)
-    vocab = dict.fromkeys(tokens)                       # distinct terms, first seen first
-    for i, term in enumerate(vocab):
-        vocab[term] = i
-    ids = np.fromiter(map(vocab.__getitem__, tokens), dtype=np.int64, count=len(tokens))
+            ids.extend([number(t, len(vocab)) for t in found])
+    terms = list(vocab)
+    hashes, order, rank = _hash_order(terms)
     cell = np.repeat(np.arange(3 * n_rows, dtype=np.int64), spans)          # row·3 + column per token
-    keys, counts = np.unique(ids * (3 * n_rows) + cell, return_counts=True)
+    keys, counts = np.unique(rank[np.asarray(ids, np.int64)] * (3 * n_rows) + cell, return_counts=True) \
+        if ids else (np.zeros(0, np.int64), np.zeros(0, np.int64))
     pair = keys // 3                                                          # term·R + row
-    first = np.flatnonzero(np.concatenate([[True], pair[1:] != pair[:-1]])) if pair.size else pair
-    which = np.cumsum(np.concatenate([[False], pair[1:] != pair[:-1]])) if pair.size else pair
+    new = np.concatenate([[True], pair[1:] != pair[:-1]]) if pair.size else np.zeros(0, bool)
+    first, which = np.flatnonzero(new), np.cumsum(new) - 1
     tf = np.zeros((first.size, 3), np.int64)
     tf[which, keys % 3] = counts
     unique_pair = pair[first]
-    return _assemble(list(vocab), unique_pair // n_rows if n_rows else unique_pair, unique_pair % max(n_rows, 1),
-                     np.minimum(tf, 65535), np.asarray([r[0] for r in rows], np.int64),
-                     spans.reshape(-1, 3).sum(axis=1), langs, list(lang_names))
+    per_term = np.bincount(unique_pair // max(n_rows, 1), minlength=len(terms)) if unique_pair.size \
+        else np.zeros(len(terms), np.int64)
+    return _segment([terms[i] for i in order], hashes[order], per_term, unique_pair % max(n_rows, 1),
+                    np.minimum(tf, 65535), np.asarray([r[0] for r in rows], np.int64),
+                    spans.reshape(-1, 3).sum(axis=1), langs, list(lang_names))
 
 
 def merge(parts: list[tuple[Segment, np.ndarray]]) -> Segment:
