@@ -54,3 +54,31 @@ def test_empty_rows_and_no_rows():
     same(postings.build([]), postings.build([]))
     seg = postings.build([(1, "", "", "", "")])
     assert seg.n_rows == 1 and seg.n_terms == 0 and list(seg.lengths) == [0]
+
+
+def test_a_merge_keeps_rows_alive_and_drops_dead_ones():
+    rng = random.Random(2)
+    rows_a, rows_b = rows(rng, 50), rows(rng, 40, start=10_000)
+    a, b = postings.build(rows_a), postings.build(rows_b)
+    alive_a, alive_b = np.arange(50) % 3 != 0, np.ones(40, bool)
+    merged = postings.merge([(a, alive_a), (b, alive_b)])
+    # the same as building the live rows afresh (terms whose rows all died stay, with no postings)
+    fresh = postings.build([r for r, keep in zip(rows_a, alive_a) if keep] + rows_b)
+    assert np.array_equal(np.asarray(merged.rowids), np.asarray(fresh.rowids))
+    assert np.array_equal(np.asarray(merged.lengths), np.asarray(fresh.lengths))
+    assert set(fresh.terms()) <= set(merged.terms())
+    for term in merged.terms():
+        got_rows, got_tf = merged.postings(term)
+        want_rows, want_tf = fresh.postings(term)
+        assert np.array_equal(got_rows, want_rows) and np.array_equal(got_tf, want_tf), term
+    a_only = postings.build(rows(rng, 5))
+    assert postings.merge([(a_only, np.ones(5, bool))]) is a_only      # nothing to merge
+
+
+def test_terms_whose_hashes_collide_are_merged_by_their_bytes():
+    a = postings.build([(1, "en", "", "", "apple apple")])
+    b = postings.build([(2, "en", "", "", "pear")])
+    b.hashes = np.asarray(a.hashes).copy()       # as if "pear" hashed like "apple"
+    merged = postings.merge([(a, np.ones(1, bool)), (b, np.ones(1, bool))])
+    assert sorted(merged.terms()) == ["apple", "pear"]
+    assert merged.postings("apple")[1].tolist() == [[0, 0, 2]] and merged.postings("pear")[1].tolist() == [[0, 0, 1]]

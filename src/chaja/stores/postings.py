@@ -176,9 +176,83 @@ def build(rows: Iterable[tuple[int, str, str, str, str]]) -> Segment:
                     spans.reshape(-1, 3).sum(axis=1), langs, list(lang_names))
 
 
+def _gather(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The slices ``buffer[starts[i]:starts[i] + lengths[i]]`` one after another."""
+    if not lengths.size or not lengths.sum():
+        return buffer[:0].copy()
+    within = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    return buffer[np.repeat(starts, lengths) + within]
+
+
 def merge(parts: list[tuple[Segment, np.ndarray]]) -> Segment:
     """One segment of the live rows of several: ``parts`` pairs a segment with its alive mask.
-    Rowids must not repeat across live rows."""
+    Rowids must not repeat across live rows. Every term of every part is kept (a term
+    whose rows all died keeps an empty list). A single part with every row alive is
+    returned as it is.
+
+    Terms are matched by hash (each part's hashes ascend): the merged terms are the union
+    of the parts' hashes, and each posting's place is one sort of ``term·R + row``. Terms
+    that share a hash must have the same bytes; if two ever differ (a 64-bit collision),
+    the merge goes term by term instead."""
+    parts = [(seg, np.asarray(alive, dtype=bool)) for seg, alive in parts]
+    if len(parts) == 1 and parts[0][1].all():
+        return parts[0][0]
+    if not parts:
+        return build([])
+    part_hashes = [np.asarray(seg.hashes) for seg, _ in parts]
+    hashes, first = np.unique(np.concatenate(part_hashes), return_index=True)
+    # each merged term's bytes, from its first holder; every holder must agree
+    byte_base = np.cumsum([0] + [np.asarray(seg.term_bytes).size for seg, _ in parts])[:-1]
+    all_bytes = np.concatenate([np.asarray(seg.term_bytes) for seg, _ in parts])
+    starts = np.concatenate([np.asarray(seg.term_offsets)[:-1] + base for (seg, _), base in zip(parts, byte_base)])
+    lens = np.concatenate([np.diff(np.asarray(seg.term_offsets)) for seg, _ in parts])
+    rank = np.searchsorted(hashes, np.concatenate(part_hashes))
+    rep_start, rep_len = starts[first], lens[first]
+    if not np.array_equal(lens, rep_len[rank]) or not np.array_equal(
+            _gather(all_bytes, starts, lens), _gather(all_bytes, rep_start[rank], lens)):
+        return _merge_by_term(parts)
+    term_bytes = _gather(all_bytes, rep_start, rep_len)
+
+    lang_names: dict[str, int] = {}
+    rowids, lengths, langs, post_term, post_row, post_tf = [], [], [], [], [], []
+    base, term_base = 0, 0
+    for (seg, alive), h in zip(parts, part_hashes):
+        live = np.flatnonzero(alive)
+        new_local = np.full(seg.n_rows, -1, np.int64)
+        new_local[live] = np.arange(live.size) + base
+        lmap = np.fromiter((lang_names.setdefault(n, len(lang_names)) for n in seg.lang_names),
+                           dtype=np.int64, count=len(seg.lang_names))
+        term_of = np.repeat(rank[term_base:term_base + h.size], np.diff(np.asarray(seg.offsets)))
+        local = new_local[np.asarray(seg.rows)]
+        keep = local >= 0
+        post_term.append(term_of[keep])
+        post_row.append(local[keep])
+        post_tf.append(np.asarray(seg.tf)[keep])
+        rowids.append(np.asarray(seg.rowids)[live])
+        lengths.append(np.asarray(seg.lengths)[live])
+        langs.append(lmap[np.asarray(seg.langs)[live]] if lmap.size else np.asarray(seg.langs)[live])
+        base += live.size
+        term_base += h.size
+    all_rowids = np.concatenate(rowids).astype(np.int64)
+    order = np.argsort(all_rowids, kind="stable")
+    relabel = np.empty_like(order)
+    relabel[order] = np.arange(order.size)
+    rows_ = relabel[np.concatenate(post_row).astype(np.int64)] if order.size else np.zeros(0, np.int64)
+    terms_ = np.concatenate(post_term).astype(np.int64)
+    by = np.argsort(terms_ * max(order.size, 1) + rows_, kind="stable")
+    counts = np.bincount(terms_, minlength=hashes.size)
+    return Segment(
+        hashes=hashes.astype(np.uint64), term_bytes=term_bytes.astype(np.uint8),
+        term_offsets=np.concatenate([[0], np.cumsum(rep_len)]).astype(np.int64),
+        offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
+        rows=rows_[by].astype(np.int32), tf=np.concatenate(post_tf).reshape(-1, 3)[by].astype(np.uint16),
+        rowids=all_rowids[order], lengths=np.concatenate(lengths)[order].astype(np.int32),
+        langs=np.concatenate(langs)[order].astype(np.uint8), lang_names=list(lang_names),
+    )
+
+
+def _merge_by_term(parts: list[tuple[Segment, np.ndarray]]) -> Segment:
+    """:func:`merge` by decoded terms (the way for parts whose hashes collide)."""
     vocab: dict[str, int] = {}
     lang_names: dict[str, int] = {}
     pt, pr, ptf, rowids, lengths, langs = [], [], [], [], [], []
