@@ -94,16 +94,19 @@ class Chaja:
         if batch:
             store.put_documents(batch)
         rows = time.perf_counter() - t0
-        store.compact(force=True)
-        keywords = time.perf_counter() - t0 - rows
+        # the statistics first, as Index.add records them: the e5 graphs are built without
+        # the language direction the means give
         store.set_meta(META_KEY, encode_means(store.language_means()))
         store.set_meta(background.META_KEY, background.encode(background.of_store(store)))
+        statistics = time.perf_counter() - t0 - rows
+        store.compact(force=True)
+        keywords = time.perf_counter() - t0 - rows - statistics
         store.set_meta("encoder", self.encoder_name)
         store.set_meta("aligned_encoder", UseM3Encoder.name)
         for key in ("analyzer", "chunk_chars", "heading_vectors", "aligned_vectors"):
             store.set_meta(f"index.{key}", str(getattr(cfg.index, key)))
         store.close()
-        return {"rows_s": rows, "keyword_index_s": keywords}
+        return {"rows_s": rows, "statistics_s": statistics, "keyword_index_s": keywords}
 
     def open(self) -> None:
         import chaja

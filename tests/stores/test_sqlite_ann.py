@@ -109,3 +109,43 @@ def test_the_encoders_load_after_a_graph_search(store):
             "import onnxruntime; print('ok')")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and "ok" in done.stdout, done.stderr[-2000:]
+
+
+def test_the_e5_graphs_hold_vectors_without_their_language_direction(tmp_path):
+    """The searcher projects the language direction out of e5 queries; the chunk graph is
+    built over vectors projected the same way, so query and points share one space."""
+    from chaja.search.languages import META_KEY, decode_means, encode_means, language_basis, project_out
+
+    rng = np.random.default_rng(5)
+    direction = rng.standard_normal(DIM)
+    direction /= np.linalg.norm(direction)
+    base = clustered(2000, 6)
+    langs = ["ko" if i % 2 else "en" for i in range(2000)]
+    vectors = base + 0.8 * np.outer([1.0 if lang == "ko" else -1.0 for lang in langs], direction)
+    vectors = (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+    items = docs(vectors)
+    for (doc, recs), lang in zip(items, langs):
+        doc.lang = recs[0].chunk.lang = lang
+    s = SqliteStore(tmp_path / "b.chaja", ann_threshold=500)
+    try:
+        s.put_documents(items)
+        s.set_meta(META_KEY, encode_means(s.language_means()))
+        assert s.compact(force=True)
+        basis = language_basis(decode_means(s.get_meta(META_KEY)))
+        assert basis.shape == (1, DIM) and abs(float(basis[0] @ direction)) > 0.9
+        graph = s._graph("chunk")
+        mat, ids, _ = s._vectors("chunk")
+        rowids = s._matrix_rowids["chunk"]
+        stored = np.asarray(graph.index.get(rowids[:50].astype(np.uint64)), np.float32)
+        projected = mat[:50] - (mat[:50] @ basis.T) @ basis
+        assert np.allclose(stored, projected, atol=2e-3)          # f16 in the graph
+        assert not np.allclose(stored, mat[:50], atol=2e-2)
+        recall = []
+        for q in clustered(40, 7):
+            qp = project_out(q, basis)
+            got = {h.chunk_id for h in s.vector(qp, 10)}
+            want = [ids[i] for i in np.argsort(-(mat @ qp))[:10]]
+            recall.append(len(got & set(want)) / 10)
+        assert np.mean(recall) >= 0.97
+    finally:
+        s.close()

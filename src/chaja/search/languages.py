@@ -52,6 +52,20 @@ def language_basis(means: dict[str, np.ndarray]) -> np.ndarray:
     return vt[keep][: len(means) - 1].astype(np.float32)
 
 
+def store_basis(meta_value: str | None) -> np.ndarray:
+    """The language basis a store's recorded means give (empty for one language)."""
+    return language_basis(decode_means(meta_value))
+
+
+def project_rows_in_place(mat: np.ndarray, basis: np.ndarray, block: int = 65_536) -> np.ndarray:
+    """``mat ← mat − (mat Bᵀ) B``, a block of rows at a time (no second matrix in memory)."""
+    if basis.size:
+        for start in range(0, mat.shape[0], block):
+            rows = mat[start:start + block]
+            rows -= (rows @ basis.T) @ basis
+    return mat
+
+
 def project_out(q: np.ndarray, basis: np.ndarray) -> np.ndarray:
     """q − Bᵀ(B q): the query without its component in the language subspace."""
     if basis.size == 0:

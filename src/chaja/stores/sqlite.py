@@ -41,6 +41,7 @@ import numpy as np
 
 from chaja.documents import Chunk, ChunkRecord, Document, DocumentInfo, Hit, StoreStats
 from chaja.search.filters import Filters
+from chaja.search.languages import META_KEY as LANGUAGE_MEANS, project_rows_in_place, store_basis
 from chaja.stores import sqlite_ann, sqlite_keywords, sqlite_staging, sqlite_vectors
 from chaja.stores.sqlite_in import select_in
 from chaja.stores.base import StoreError, flat_vector, sample_order
@@ -353,6 +354,7 @@ class SqliteStore:
         ``force``; True when the files were written."""
         def graphs(seq: int) -> None:
             self._matrix, self._rows, self._matrix_rowids = {}, {}, {}
+            basis = store_basis(self.get_meta(LANGUAGE_MEANS))
             for field, column in VECTOR_FIELDS.items():
                 (mat, ids, langs), rowids = self._read_matrix(column, self._dim(field))   # this transaction's rows
                 vectors_file = sqlite_vectors.path_of(self.path, field)
@@ -362,6 +364,8 @@ class SqliteStore:
                 elif vectors_file.exists():
                     vectors_file.unlink()
                 if mat.shape[0] >= self.ann_threshold and sqlite_ann.available():
+                    if field in sqlite_ann.PROJECTED_FIELDS:   # the space the searcher's queries are in
+                        project_rows_in_place(mat, basis)          # (the vector file is written already)
                     sqlite_ann.build(self.path, field, rowids, mat)
                     self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
                                      (f"ann.{field}", sqlite_ann.meta_value(seq, mat.shape[0])))
