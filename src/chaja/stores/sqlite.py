@@ -136,6 +136,7 @@ class SqliteStore:
         self._rows: dict[str, dict[str, int]] = {}
         self._graphs: dict[str, sqlite_ann.Graph | None] = {}
         self._graphs_seq: int | None = -1
+        self._basis: tuple[str | None, np.ndarray] | None = None
 
     def _migrate(self, version: int) -> None:
         """Bring an older file up to :data:`SCHEMA_VERSION`, in one transaction."""
@@ -364,11 +365,12 @@ class SqliteStore:
                 elif vectors_file.exists():
                     vectors_file.unlink()
                 if mat.shape[0] >= self.ann_threshold and sqlite_ann.available():
-                    if field in sqlite_ann.PROJECTED_FIELDS:   # the space the searcher's queries are in
+                    projected = field in sqlite_ann.PROJECTED_FIELDS and basis.size > 0
+                    if projected:          # the space the searcher's queries are in
                         project_rows_in_place(mat, basis)          # (the vector file is written already)
                     sqlite_ann.build(self.path, field, rowids, mat)
                     self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                                     (f"ann.{field}", sqlite_ann.meta_value(seq, mat.shape[0])))
+                                     (f"ann.{field}", sqlite_ann.meta_value(seq, mat.shape[0], projected)))
                 else:
                     self._db.execute("DELETE FROM meta WHERE key = ?", (f"ann.{field}",))
                 del mat, ids, langs, rowids
@@ -566,7 +568,13 @@ class SqliteStore:
         mat, ids, _ = self._vectors(field)
         rowids = self._matrix_rowids[field]
         touched = np.fromiter(self._keywords.touched, dtype=np.int64, count=len(self._keywords.touched))
-        keys = graph.search(q, n + touched.size)
+        basis = self._language_basis() if graph.projected else np.zeros((0, 0), np.float32)
+        part = basis @ q if basis.size else None
+        if part is not None and float(np.abs(part).max()) > 1e-4 * float(np.abs(q).max()):
+            # a query with its language component, on a graph without it (sqlite_ann)
+            keys = graph.search((q - basis.T @ part).astype(np.float32), sqlite_ann.RAW_QUERY_FACTOR * n + touched.size)
+        else:
+            keys = graph.search(q, n + touched.size)
         if touched.size:
             keys = keys[~np.isin(keys, touched)]
             keys = np.concatenate([keys, touched])
@@ -575,6 +583,13 @@ class SqliteStore:
         scores = mat[rows] @ q
         order = np.lexsort((rows, -scores))[:n]
         return [Hit(ids[rows[i]], float(scores[i])) for i in order]
+
+    def _language_basis(self) -> np.ndarray:
+        """The basis of the recorded language means (what the e5 graphs were projected by)."""
+        text = self.get_meta(LANGUAGE_MEANS)
+        if self._basis is None or self._basis[0] != text:
+            self._basis = (text, store_basis(text))
+        return self._basis[1]
 
     def _row_of(self, field: str) -> dict[str, int]:
         """chunk id → its row in the ``field`` matrix; kept with the matrix until a write."""
