@@ -202,3 +202,50 @@ def test_a_url_chooses_the_engine_and_the_cache(pg_dsn, pg_schema, tmp_path):
     finally:
         for s in (plain, cached, bare):
             s.close()
+
+
+def test_refresh_applies_other_writers_before_the_next_search(stores):
+    writer, reader, ref, _ = stores
+    rng = random.Random(19)
+    writer.put_document(*make("d0", rng))
+    assert reader.refresh() is True          # the first build
+    assert reader.refresh() is False         # nothing new
+    writer.put_document(*make("d1", rng))
+    assert reader.refresh() is True
+    assert reader._keywords.bm25.n_rows == writer.stats().chunks
+    assert_same_as_sql(reader, ref)
+    assert ref.refresh() is False            # the SQL engine keeps nothing to refresh
+
+
+def test_writers_at_once_leave_a_log_every_reader_can_follow(stores, pg_dsn, pg_schema):
+    """Two store objects writing in parallel threads (as two processes would) while a
+    third searches: the log's order is the commit order, so the reader misses nothing."""
+    import threading
+
+    writer, reader, ref, cache = stores
+    second = PostgresStore(pg_dsn, schema=pg_schema, keyword_cache=cache)
+    errors: list[BaseException] = []
+
+    def write(store, prefix, seed):
+        rng = random.Random(seed)
+        try:
+            for i in range(25):
+                store.put_document(*make(f"{prefix}{rng.randint(0, 12)}", rng, chunks=rng.randint(1, 3)))
+                if i % 5 == 4:
+                    store.delete_document(f"{prefix}{rng.randint(0, 12)}")
+        except BaseException as exc:       # pragma: no cover - shown by the assert below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(writer, "a", 1)), threading.Thread(target=write, args=(second, "b", 2))]
+    try:
+        for t in threads:
+            t.start()
+        while any(t.is_alive() for t in threads):
+            reader.keyword(["소각"], 5)      # following the log while it grows
+        for t in threads:
+            t.join()
+        assert not errors
+        assert_same_as_sql(reader, ref)
+        assert reader._keywords.bm25.n_rows == writer.stats().chunks
+    finally:
+        second.close()

@@ -1005,6 +1005,16 @@ class PostgresStore:
                                      ([r for r, _ in hits],)).fetchall())
         return [Hit(ids[r], score) for r, score in hits if r in ids]   # a chunk deleted since: left out
 
+    def refresh(self) -> bool:
+        """Apply what the store's writers have committed to the keyword postings this
+        reader keeps (a search does it first; the hub calls it after each write to take
+        that off the next search); True when there was something to apply."""
+        if self.keyword_engine != "postings":
+            return False
+        before = self._keywords.seq
+        self._run("cannot bring the keyword index up to date", self._keywords.refresh)
+        return self._keywords.seq != before
+
     def _allowed_seqs(self, where: Filters) -> np.ndarray:
         """Sorted ``seq`` of the chunks that pass ``where``, kept until the log moves on."""
         key = (where, self._keywords.seq)
