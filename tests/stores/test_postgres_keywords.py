@@ -249,3 +249,4 @@ def test_writers_at_once_leave_a_log_every_reader_can_follow(stores, pg_dsn, pg_
         assert reader._keywords.bm25.n_rows == writer.stats().chunks
     finally:
         second.close()
+

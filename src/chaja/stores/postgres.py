@@ -260,6 +260,8 @@ SCHEMA_VERSION = MIGRATIONS[-1][0]
 _VECTOR_TABLES = {"chunk": ("chunks", None), "heading": ("chunk_headings", "lead")}
 #: aligned fields: (table, id column, vector column); always searched exactly
 _ALIGNED = {"aligned": ("chunk_aligned", "embedding"), "aligned_heading": ("chunk_aligned", "name_embedding")}
+#: the HNSW index of each aligned column (built once the columns have their dimension)
+_ALIGNED_INDEXES = {"embedding": "chunk_aligned_embedding_hnsw", "name_embedding": "chunk_aligned_name_hnsw"}
 #: every field: (table, chunk id column, vector column), for scoring given chunks and sampling
 _FIELD_COLUMNS = {"chunk": ("chunks", "id", "embedding"), "heading": ("chunk_headings", "chunk_id", "embedding"),
                   "aligned": ("chunk_aligned", "chunk_id", "embedding"),
@@ -380,6 +382,7 @@ class PostgresStore:
         self._conn: psycopg.Connection | None = None
         self._dim: int | None = None
         self._iterative_scan = False
+        self._aligned_dim: int | None = None   # the aligned columns' dimension, once typed
         self._bulk = False
         if not 1 <= int(ef_search) <= HNSW_EF_SEARCH_MAX:
             raise StoreError(f"ef_search must be between 1 and {HNSW_EF_SEARCH_MAX}, got {ef_search}")
@@ -422,6 +425,13 @@ class PostgresStore:
                 with self._conn.transaction():   # a store from before heading vectors
                     self._advisory_lock()
                     self._type_heading_column(self._dim)
+            self._aligned_dim = self._stored_dim("chunk_aligned")
+            if self._aligned_dim is None and not self.replica:
+                found = self._conn.execute(self._q(
+                    "SELECT vector_dims(embedding) FROM {s}.chunk_aligned LIMIT 1")).fetchone()
+                if found is not None:            # aligned vectors written before they were typed
+                    with self._conn.transaction():
+                        self._type_aligned_columns(int(found[0]))
             if dim is not None:
                 if dim <= 0:
                     raise StoreError(f"vector dimension must be positive, got {dim}")
@@ -584,12 +594,12 @@ class PostgresStore:
 
         return self._run("cannot read the replica's state", read)
 
-    def _stored_dim(self, table: str = "chunks") -> int | None:
+    def _stored_dim(self, table: str = "chunks", column: str = "embedding") -> int | None:
         row = self._conn.execute(
             "SELECT a.atttypmod FROM pg_attribute a"
             " JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace"
-            " WHERE n.nspname = %s AND c.relname = %s AND a.attname = 'embedding'",
-            (self.schema, table),
+            " WHERE n.nspname = %s AND c.relname = %s AND a.attname = %s",
+            (self.schema, table, column),
         ).fetchone()
         if row is None or row[0] is None or row[0] <= 0:
             return None
@@ -635,6 +645,31 @@ class PostgresStore:
                     f" WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION})"
                     + (f" WHERE {indexed}" if indexed else "")
                 ))
+        aligned = self._stored_dim("chunk_aligned")
+        if aligned is not None and aligned <= HNSW_MAX_DIM:
+            for column, index in _ALIGNED_INDEXES.items():
+                self._conn.execute(self._q(
+                    f"CREATE INDEX IF NOT EXISTS {index} ON {{s}}.chunk_aligned"
+                    f" USING hnsw ({column} vector_cosine_ops)"
+                    f" WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION})"
+                ))
+
+    def _type_aligned_columns(self, dim: int) -> None:
+        """Give the aligned vector columns their dimension, as the chunk vectors get theirs
+        with the first write, so that HNSW can index them (in a transaction)."""
+        self._advisory_lock()
+        stored = self._stored_dim("chunk_aligned")
+        if stored is None:
+            self._conn.execute(self._q(
+                f"ALTER TABLE {{s}}.chunk_aligned ALTER COLUMN embedding TYPE vector({int(dim)}),"
+                f" ALTER COLUMN name_embedding TYPE vector({int(dim)})"))
+            self._conn.execute(self._q("ALTER TABLE {s}.chunk_aligned ALTER COLUMN embedding SET STORAGE PLAIN,"
+                                       " ALTER COLUMN name_embedding SET STORAGE PLAIN"))
+            if not self._bulk:
+                self._create_vector_index()
+        elif stored != dim:
+            raise StoreError(f"dimension mismatch: the store's aligned vectors have {stored} dimensions, got {dim}")
+        self._aligned_dim = dim
 
     @contextlib.contextmanager
     def bulk_load(self, *, maintenance_work_mem: str = "1GB"):
@@ -652,6 +687,8 @@ class PostgresStore:
                 self._advisory_lock()
                 self.conn.execute(self._q("DROP INDEX IF EXISTS {s}.chunks_embedding_hnsw"))
                 self.conn.execute(self._q("DROP INDEX IF EXISTS {s}.chunk_headings_embedding_hnsw"))
+                for index in _ALIGNED_INDEXES.values():
+                    self.conn.execute(self._q(f"DROP INDEX IF EXISTS {{s}}.{index}"))
             self._bulk = True
 
         self._run("cannot start a bulk load", drop)
@@ -757,6 +794,8 @@ class PostgresStore:
                             " SELECT id, seq, doc_id, lang, %s, %s, %b FROM {s}.chunks WHERE id = %s"),
                             [(section, lead, v, cid) for v, section, lead, cid in headings])
                 if aligned:
+                    if self._aligned_dim != aligned[0][0].size:
+                        self._type_aligned_columns(aligned[0][0].size)   # first write, or raises on a mismatch
                     with conn.cursor() as cur:
                         cur.executemany(self._q(
                             "INSERT INTO {s}.chunk_aligned (chunk_id, seq, lang, embedding, name_embedding)"
@@ -766,6 +805,7 @@ class PostgresStore:
             self._run(f"cannot store document {doc.id!r}", write)
         except StoreError:
             self._dim = self._stored_dim_safe()
+            self._aligned_dim = None             # read again: the write may have typed it, then rolled back
             raise
 
     # ---- large documents, a batch at a time (see chaja.stores.sqlite_staging) --------
@@ -852,6 +892,11 @@ class PostgresStore:
                     " s.ordinal = min(s.ordinal) OVER (PARTITION BY s.section), s.heading_embedding"
                     " FROM {s}.staged_chunks s JOIN {s}.chunks c ON c.id = s.id"
                     " WHERE s.doc_id = %s AND s.stage_key = %s AND s.heading_embedding IS NOT NULL"), (did, key))
+                (adim,) = conn.execute(self._q(
+                    "SELECT max(vector_dims(aligned_embedding)) FROM {s}.staged_chunks"
+                    " WHERE doc_id = %s AND stage_key = %s"), (did, key)).fetchone()
+                if adim is not None and self._aligned_dim != adim:
+                    self._type_aligned_columns(int(adim))
                 conn.execute(self._q(
                     "INSERT INTO {s}.chunk_aligned (chunk_id, seq, lang, embedding, name_embedding)"
                     " SELECT c.id, c.seq, c.lang, s.aligned_embedding, s.aligned_name_embedding"
@@ -863,6 +908,7 @@ class PostgresStore:
             self._run(f"cannot store document {doc.id!r}", write)
         except StoreError:
             self._dim = self._stored_dim_safe()
+            self._aligned_dim = None             # read again: the write may have typed it, then rolled back
             raise
 
     def staged(self) -> dict[str, int]:
@@ -1125,23 +1171,46 @@ class PostgresStore:
 
     def _aligned_vector(self, q: np.ndarray, n: int, lang: str | None, field: str,
                         where: Filters | None = None) -> list[Hit]:
+        """The aligned fields as the chunk field: an exact scan up to ``exact_below`` rows,
+        above it their HNSW index (once the columns are typed), again exactly when the
+        index returns fewer than ``n`` of the rows that qualify."""
         table, column = _ALIGNED[field]
         params = {"q": q, "lang": _clean(lang), "n": n}
         condition = (f"WHERE {column} IS NOT NULL" + (" AND lang = %(lang)s" if lang else "")
                      + self._filter_sql(where, params, "chunk_id"))
-        stmt = self._q(
+        exact = self._q(
             f"SELECT chunk_id, 1 - ({column} <=> %(q)b) FROM {{s}}.{table} {condition}"
             f" ORDER BY {column} <=> %(q)b, seq LIMIT %(n)s")
+        indexed = self._q(
+            f"SELECT chunk_id, 1 - dist FROM (SELECT chunk_id, seq, {column} <=> %(q)b AS dist"
+            f" FROM {{s}}.{table} {condition} ORDER BY {column} <=> %(q)b LIMIT %(n)s) AS best ORDER BY dist, seq")
 
         def search() -> list[tuple[str, float]]:
-            dims = self.conn.execute(self._q(f"SELECT vector_dims({column}) FROM {{s}}.{table} "
-                                             f"WHERE {column} IS NOT NULL LIMIT 1")).fetchone()
+            conn = self.conn
+            dims = conn.execute(self._q(f"SELECT vector_dims({column}) FROM {{s}}.{table} "
+                                        f"WHERE {column} IS NOT NULL LIMIT 1")).fetchone()
             if dims is None:
                 return []
             if dims[0] != q.size:
                 raise StoreError(f"dimension mismatch: the query vector has {q.size} dimensions, "
                                  f"the store's {field} vectors {dims[0]}")
-            return self.conn.execute(stmt, params).fetchall()
+            if self._aligned_dim is None:            # another process may have typed them since
+                self._aligned_dim = self._stored_dim(table)
+            if self._row_count(table) <= self.exact_below or self._aligned_dim is None:
+                return conn.execute(exact, params).fetchall()
+            with conn.transaction():
+                ef = min(HNSW_EF_SEARCH_MAX, max(self.ef_search, HNSW_EF_SEARCH_FACTOR * n))
+                conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef),))
+                if (lang or where) and self._iterative_scan:
+                    conn.execute("SELECT set_config('hnsw.iterative_scan', 'strict_order', true)")
+                rows = conn.execute(indexed, params).fetchall()
+                if len(rows) < n:
+                    count = conn.execute(self._q(f"SELECT count(*) FROM {{s}}.{table} {condition}"),
+                                         params).fetchone()[0]
+                    if count > len(rows):
+                        conn.execute("SELECT set_config('enable_indexscan', 'off', true)")
+                        rows = conn.execute(exact, params).fetchall()
+            return rows
 
         return [Hit(cid, float(score)) for cid, score in self._run("vector search failed", search)]
 
