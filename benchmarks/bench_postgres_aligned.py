@@ -16,19 +16,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 import uuid
-import warnings
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_stores import Corpus, pct, summary  # noqa: E402
+from bench_stores import Corpus, pct, postgres_and_folder, summary  # noqa: E402
 from machine import describe  # noqa: E402
 
 ALIGNED_DIM = 512
@@ -58,18 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     from chaja.stores.postgres import PostgresStore
 
-    work = Path(tempfile.mkdtemp(prefix="chaja-bench-"))
-    os.environ["XDG_CACHE_HOME"] = str(work / "cache")
-    server = None
-    try:
-        dsn = args.pg_dsn
-        if not dsn:
-            import pgserver
-
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                server = pgserver.get_server(work / "pgdata", cleanup_mode="delete")
-            dsn = server.get_uri()
+    with postgres_and_folder(args.pg_dsn) as (dsn, _):
         schema = f"bench_aligned_{uuid.uuid4().hex[:6]}"
         store = PostgresStore(dsn, schema=schema, dim=384)
         t0 = time.perf_counter()
@@ -119,10 +105,6 @@ def main(argv: list[str] | None = None) -> int:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
         print(f"wrote {args.out}")
-    finally:
-        if server is not None:
-            server.cleanup()
-        shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

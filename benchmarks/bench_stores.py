@@ -23,6 +23,7 @@ PostgreSQL is a local server started with pgserver (as in the tests) unless
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -340,6 +341,29 @@ def machine(pg_dsn: str) -> dict:
     }
 
 
+@contextlib.contextmanager
+def postgres_and_folder(dsn: str | None):
+    """(a PostgreSQL URL, a scratch folder): ``dsn`` if given, else a local server started
+    with pgserver in the folder; the PostgreSQL readers' keyword cache goes there too, and
+    both are removed afterwards."""
+    work = Path(tempfile.mkdtemp(prefix="chaja-bench-"))
+    os.environ["XDG_CACHE_HOME"] = str(work / "cache")
+    server = None
+    try:
+        if not dsn:
+            import pgserver
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                server = pgserver.get_server(work / "pgdata", cleanup_mode="delete")
+            dsn = server.get_uri()
+        yield dsn, work
+    finally:
+        if server is not None:
+            server.cleanup()
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
@@ -350,18 +374,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "stores.json")
     args = ap.parse_args(argv)
 
-    work = Path(tempfile.mkdtemp(prefix="chaja-bench-"))
-    os.environ["XDG_CACHE_HOME"] = str(work / "cache")   # the PostgreSQL readers' keyword cache, removed after
-    server = None
-    try:
-        dsn = args.pg_dsn
-        if not dsn:
-            import pgserver
-
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                server = pgserver.get_server(work / "pgdata", cleanup_mode="delete")
-            dsn = server.get_uri()
+    with postgres_and_folder(args.pg_dsn) as (dsn, work):
         started = time.perf_counter()
         out = {"benchmark": "stores", "description": __doc__.strip().split("\n\n")[1].replace("\n", " "),
                "settings": {"dim": DIM, "chunks_per_document": CHUNKS_PER_DOC, "candidates_per_path": N_CANDIDATES,
@@ -381,10 +394,6 @@ def main(argv: list[str] | None = None) -> int:
         args.out.write_text(json.dumps(out, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         print(json.dumps(out["runs"], indent=2))
         print(f"wrote {args.out}")
-    finally:
-        if server is not None:
-            server.cleanup()
-        shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

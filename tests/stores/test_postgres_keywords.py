@@ -7,41 +7,18 @@ from __future__ import annotations
 import random
 import warnings
 
-import numpy as np
 import pytest
 
 from chaja.analysis import bigram_terms
-from chaja.documents import Chunk, ChunkRecord, Document, Section
 from chaja.search.filters import Filters
 
 psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed: pip install 'chaja[postgres]'")
 
 from chaja.stores.postgres import PostgresStore  # noqa: E402
+from keyword_corpus import QUERIES, make  # noqa: E402
 
-WORDS = ("자기주식 소각 결정 배당 지급 기준일 주주 공시 이사회 유상증자 신주 발행 보증 기간 모터 필터 세척"
-         " warranty period dividend share buyback cancel treasury filter pump motor router password reset"
-         " React state hook effect render component 18 2025 v3").split()
-QUERIES = ["자기주식 소각 결정", "warranty 보증 기간", "dividend 배당", "React hook", "필터 세척 pump", "2025",
-           "없는단어 nothing"]
 SETTINGS = [{}, {"field": "title"}, {"lang": "ko"}, {"lang": "en"}, {"title_weight": 0.3, "heading_weight": 0.7},
             {"where": Filters(source=("filing",))}, {"where": Filters(date_from="2025-01-01")}]
-
-
-def make(doc_id: str, rng: random.Random, chunks: int = 2) -> tuple[Document, list[ChunkRecord]]:
-    title = " ".join(rng.choices(WORDS, k=3))
-    lang = "ko" if rng.random() < 0.5 else "en"
-    source = rng.choice(["filing", "manual", "news"])
-    date = rng.choice(["2024-03-01", "2025-06-30", None])
-    sections, records = [], []
-    for i in range(chunks):
-        heading = tuple(rng.choices(WORDS, k=rng.randint(0, 2)))
-        body = " ".join(rng.choices(WORDS, k=rng.randint(3, 40)))
-        sections.append(Section(heading, body))
-        c = Chunk(id=f"{doc_id}#{i}", doc_id=doc_id, ordinal=i, title=title, heading_path=heading, text=body,
-                  lang=lang, source=source, date=date)
-        vec = np.ones(4, np.float32) / 2
-        records.append(ChunkRecord(c, bigram_terms(title), bigram_terms(" ".join(heading)), bigram_terms(body), vec))
-    return Document(id=doc_id, title=title, sections=sections, lang=lang, source=source, date=date), records
 
 
 def assert_same_as_sql(a: PostgresStore, ref: PostgresStore) -> None:
