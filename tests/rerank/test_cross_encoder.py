@@ -37,7 +37,8 @@ def test_onnx_backend_gives_the_models_own_scores(tiny):
     want = reference_logits(tiny, [(QUERY, p) for p in PASSAGES], max_length=64)[:, 0]
     assert got.shape == (len(PASSAGES),)
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
-    assert len(set(np.round(got, 6))) == len(PASSAGES)            # a random model still tells pairs apart
+    assert len(set(got.tolist())) == len(PASSAGES)                # a random model still tells pairs apart
+    # (its logits can lie within 1e-6 of each other: no rounding here)
 
 
 def test_sentence_transformers_backend_gives_the_models_own_scores(tiny):
