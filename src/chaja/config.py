@@ -209,6 +209,8 @@ CHOICES = {
     "search.query_terms": ("content", "all"),
     "encoder.aligned": ("use-m3", "none"),
 }
+
+
 def parse_spec(setting: str, spec: object, plain: tuple[str, ...], located: dict[str, str]) -> tuple[str, str]:
     """A setting that names a backend alone (one of ``plain``) or with a place, ``kind:<where>``
     (``located`` maps each such kind to what ``where`` is): (kind, where), or a clear error."""

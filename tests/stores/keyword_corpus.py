@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import numpy as np
+import pytest
 
 from chaja.analysis import bigram_terms
 from chaja.documents import Chunk, ChunkRecord, Document, Section
@@ -33,3 +34,21 @@ def make(doc_id: str, rng: random.Random, chunks: int = 2) -> tuple[Document, li
         vec = np.ones(4, np.float32) / 2
         records.append(ChunkRecord(c, bigram_terms(title), bigram_terms(" ".join(heading)), bigram_terms(body), vec))
     return Document(id=doc_id, title=title, sections=sections, lang=lang, source=source, date=date), records
+
+
+#: keyword() settings every engine must answer alike
+SETTINGS = [{}, {"field": "title"}, {"lang": "ko"}, {"lang": "en"}, {"title_weight": 0.3, "heading_weight": 0.7}]
+
+
+def assert_same_lists(a, ref, *, settings=SETTINGS, rel: float) -> None:
+    """``a`` and ``ref`` give the same keyword lists for every query and setting: the same
+    chunks in the same order, scores equal to ``rel``; and ``a`` says which query terms
+    each of them holds as ``ref``'s stored terms do."""
+    for q in QUERIES:
+        terms = list(dict.fromkeys(bigram_terms(q)))
+        for kw in settings:
+            got, want = a.keyword(terms, 15, **kw), ref.keyword(terms, 15, **kw)
+            assert [h.chunk_id for h in got] == [h.chunk_id for h in want], (q, kw)
+            assert [h.score for h in got] == pytest.approx([h.score for h in want], rel=rel), (q, kw)
+            ids = [h.chunk_id for h in want]
+            assert a.matched_terms(terms, ids) == {c: t & set(terms) for c, t in ref.chunk_terms(ids).items()}

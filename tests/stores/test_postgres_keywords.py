@@ -9,28 +9,19 @@ import warnings
 
 import pytest
 
-from chaja.analysis import bigram_terms
 from chaja.search.filters import Filters
 
 psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed: pip install 'chaja[postgres]'")
 
 from chaja.stores.postgres import PostgresStore  # noqa: E402
-from keyword_corpus import QUERIES, make  # noqa: E402
+from keyword_corpus import SETTINGS as BASE_SETTINGS, assert_same_lists, make  # noqa: E402
 
-SETTINGS = [{}, {"field": "title"}, {"lang": "ko"}, {"lang": "en"}, {"title_weight": 0.3, "heading_weight": 0.7},
-            {"where": Filters(source=("filing",))}, {"where": Filters(date_from="2025-01-01")}]
+SETTINGS = [*BASE_SETTINGS, {"where": Filters(source=("filing",))}, {"where": Filters(date_from="2025-01-01")}]
 
 
 def assert_same_as_sql(a: PostgresStore, ref: PostgresStore) -> None:
-    for q in QUERIES:
-        terms = list(dict.fromkeys(bigram_terms(q)))
-        for kw in SETTINGS:
-            got, want = a.keyword(terms, 15, **kw), ref.keyword(terms, 15, **kw)
-            assert [h.chunk_id for h in got] == [h.chunk_id for h in want], (q, kw)
-            # ts_rank_cd, inside the SQL engine's sum, is single precision
-            assert [h.score for h in got] == pytest.approx([h.score for h in want], rel=1e-6), (q, kw)
-            held = a.matched_terms(terms, [h.chunk_id for h in want])
-            assert held == {c: t & set(terms) for c, t in ref.chunk_terms([h.chunk_id for h in want]).items()}
+    # ts_rank_cd, inside the SQL engine's sum, is single precision
+    assert_same_lists(a, ref, settings=SETTINGS, rel=1e-6)
 
 
 @pytest.fixture
@@ -70,13 +61,10 @@ def test_a_new_reader_maps_the_cache_and_applies_only_the_log_after_it(stores, p
     for i in range(5):
         writer.put_document(*make(f"n{i}", rng))
     writer.delete_document("d0")
-    fresh = PostgresStore(pg_dsn, schema=pg_schema, keyword_cache=cache)
-    try:
+    with PostgresStore(pg_dsn, schema=pg_schema, keyword_cache=cache) as fresh:
         assert_same_as_sql(fresh, ref)
         assert fresh._keywords.from_cache
         assert len(fresh._keywords.bm25.segments) == 2     # the cached segment and the log's rows
-    finally:
-        fresh.close()
 
 
 def test_a_damaged_or_foreign_cache_is_rebuilt(stores, pg_dsn, pg_schema):
@@ -87,24 +75,18 @@ def test_a_damaged_or_foreign_cache_is_rebuilt(stores, pg_dsn, pg_schema):
     assert_same_as_sql(reader, ref)
     path = next(cache.glob("*.keywords"))
     path.write_bytes(path.read_bytes()[:100])          # truncated
-    damaged = PostgresStore(pg_dsn, schema=pg_schema, keyword_cache=cache)
-    try:
+    with PostgresStore(pg_dsn, schema=pg_schema, keyword_cache=cache) as damaged:
         assert_same_as_sql(damaged, ref)
         assert not damaged._keywords.from_cache
-    finally:
-        damaged.close()
     # a cache that covers the log but not these rows (as after restoring a backup)
     with psycopg.connect(pg_dsn, autocommit=True) as conn:
         (tokens,) = conn.execute(f'SELECT sum(f.n_tokens) FROM "{pg_schema}".chunk_fts f JOIN "{pg_schema}".chunks c'
                                  " ON c.id = f.chunk_id WHERE c.doc_id = 'd1'").fetchone()
         conn.execute(f'DELETE FROM "{pg_schema}".documents WHERE id = %s', ("d1",))   # outside chaja: no log entry
         conn.execute(f'UPDATE "{pg_schema}".fts_stats SET chunks = chunks - 2, tokens = tokens - %s', (tokens,))
-    restored = PostgresStore(pg_dsn, schema=pg_schema, keyword_cache=cache)
-    try:
+    with PostgresStore(pg_dsn, schema=pg_schema, keyword_cache=cache) as restored:
         assert_same_as_sql(restored, ref)
         assert not restored._keywords.from_cache and restored._keywords.bm25.n_rows == 38
-    finally:
-        restored.close()
 
 
 def test_an_unwritable_cache_warns_and_searches_from_memory(pg_dsn, pg_schema, tmp_path):

@@ -12,19 +12,11 @@ import pytest
 from chaja.analysis import bigram_terms
 from chaja.stores import postings
 from chaja.stores.sqlite import SqliteStore
-from keyword_corpus import QUERIES, make
-
-
-SETTINGS = [{}, {"field": "title"}, {"lang": "ko"}, {"lang": "en"}, {"title_weight": 0.3, "heading_weight": 0.7}]
+from keyword_corpus import QUERIES, assert_same_lists, make
 
 
 def assert_same_as_fts5(a: SqliteStore, ref: SqliteStore) -> None:
-    for q in QUERIES:
-        terms = list(dict.fromkeys(bigram_terms(q)))
-        for kw in SETTINGS:
-            got, want = a.keyword(terms, 15, **kw), ref.keyword(terms, 15, **kw)
-            assert [h.chunk_id for h in got] == [h.chunk_id for h in want], (q, kw)
-            assert [h.score for h in got] == pytest.approx([h.score for h in want], rel=1e-12), (q, kw)
+    assert_same_lists(a, ref, rel=1e-12)
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ no row that holds no query term is ever touched. Top ``n`` is by score, then row
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -33,6 +34,29 @@ class SegmentedBM25:
         self.alive: list[np.ndarray] = []
         self.n_rows = 0
         self.n_tokens = 0
+
+    @classmethod
+    def of(cls, seg: Segment) -> "SegmentedBM25":
+        """An index of one segment, every row alive."""
+        bm25 = cls()
+        bm25.add(seg)
+        bm25.recount()
+        return bm25
+
+    def apply(self, changes: list[tuple[int, bool]], read: Callable[[list[int]], Segment]) -> set[int]:
+        """Apply a change log's ``(rowid, added)`` entries, oldest first: every row they
+        touch is masked out of the segments that hold it, and the rows whose last entry
+        added them come back as one new segment of ``read(rowids)``. Call :meth:`recount`
+        after. Returns the rows touched."""
+        last: dict[int, bool] = {}
+        for row, added in changes:
+            last[int(row)] = bool(added)
+        if last:
+            self.kill(np.fromiter(last, dtype=np.int64, count=len(last)))
+            added = sorted(r for r, a in last.items() if a)
+            if added:
+                self.add(read(added))
+        return set(last)
 
     def recount(self) -> None:
         self.n_rows = int(sum(int(a.sum()) for a in self.alive))

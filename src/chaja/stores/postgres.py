@@ -1143,31 +1143,34 @@ class PostgresStore:
                 " ORDER BY best.dist, h.seq LIMIT %(n)s"
             )
 
-        def search() -> list[tuple[str, float]]:
-            conn = self.conn
-            with conn.transaction():
-                if self._row_count(table) <= self.exact_below:
-                    conn.execute("SELECT set_config('enable_indexscan', 'off', true)")
-                    return conn.execute(stmt, params).fetchall()
-                ef = min(HNSW_EF_SEARCH_MAX, max(self.ef_search, HNSW_EF_SEARCH_FACTOR * n))
-                conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef),))
-                if (lang or where) and self._iterative_scan:
-                    conn.execute("SELECT set_config('hnsw.iterative_scan', 'strict_order', true)")
-                rows = conn.execute(stmt, params).fetchall()
-                if len(rows) < n:
-                    # every row that could be returned (for headings: every chunk of every section)
-                    count = conn.execute(
-                        self._q(f"SELECT count(*) FROM {{s}}.{table} WHERE "
-                                + ("lang = %(lang)s" if lang else "TRUE") + passing),
-                        params).fetchone()[0]
-                    if count > len(rows):
-                        # Exact answer: a sequential scan with a top-n sort.
-                        conn.execute("SELECT set_config('enable_indexscan', 'off', true)")
-                        rows = conn.execute(stmt, params).fetchall()
-            return rows
-
-        rows = self._run("vector search failed", search)
+        # every row that could be returned (for headings: every chunk of every section)
+        count = self._q(f"SELECT count(*) FROM {{s}}.{table} WHERE " + ("lang = %(lang)s" if lang else "TRUE") + passing)
+        rows = self._run("vector search failed", lambda: self._nearest(
+            table, stmt, stmt, count, params, n, filtered=bool(lang or where)))
         return [Hit(cid, float(score)) for cid, score in rows]
+
+    def _nearest(self, table: str, indexed, exact, count, params: dict, n: int, *, filtered: bool,
+                 exact_only: bool = False) -> list[tuple]:
+        """Rows of a nearest-neighbour statement, in one transaction: ``exact`` with index
+        scans off for a table of at most ``exact_below`` rows (or ``exact_only``); above it
+        ``indexed`` with ``hnsw.ef_search = max(ef_search, 8n)`` (iterative scans for a
+        ``filtered`` query where pgvector has them), and ``exact`` again when the index
+        returned fewer than ``n`` rows although ``count`` says more qualify."""
+        conn = self.conn
+        with conn.transaction():
+            if exact_only or self._row_count(table) <= self.exact_below:
+                conn.execute("SELECT set_config('enable_indexscan', 'off', true)")
+                return conn.execute(exact, params).fetchall()
+            ef = min(HNSW_EF_SEARCH_MAX, max(self.ef_search, HNSW_EF_SEARCH_FACTOR * n))
+            conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef),))
+            if filtered and self._iterative_scan:
+                conn.execute("SELECT set_config('hnsw.iterative_scan', 'strict_order', true)")
+            rows = conn.execute(indexed, params).fetchall()
+            if len(rows) < n and conn.execute(count, params).fetchone()[0] > len(rows):
+                # Exact answer: a sequential scan with a top-n sort.
+                conn.execute("SELECT set_config('enable_indexscan', 'off', true)")
+                rows = conn.execute(exact, params).fetchall()
+        return rows
 
     def _aligned_vector(self, q: np.ndarray, n: int, lang: str | None, field: str,
                         where: Filters | None = None) -> list[Hit]:
@@ -1185,32 +1188,23 @@ class PostgresStore:
             f"SELECT chunk_id, 1 - dist FROM (SELECT chunk_id, seq, {column} <=> %(q)b AS dist"
             f" FROM {{s}}.{table} {condition} ORDER BY {column} <=> %(q)b LIMIT %(n)s) AS best ORDER BY dist, seq")
 
+        count = self._q(f"SELECT count(*) FROM {{s}}.{table} {condition}")
+
         def search() -> list[tuple[str, float]]:
-            conn = self.conn
-            dims = conn.execute(self._q(f"SELECT vector_dims({column}) FROM {{s}}.{table} "
-                                        f"WHERE {column} IS NOT NULL LIMIT 1")).fetchone()
-            if dims is None:
-                return []
-            if dims[0] != q.size:
-                raise StoreError(f"dimension mismatch: the query vector has {q.size} dimensions, "
-                                 f"the store's {field} vectors {dims[0]}")
             if self._aligned_dim is None:            # another process may have typed them since
                 self._aligned_dim = self._stored_dim(table)
-            if self._row_count(table) <= self.exact_below or self._aligned_dim is None:
-                return conn.execute(exact, params).fetchall()
-            with conn.transaction():
-                ef = min(HNSW_EF_SEARCH_MAX, max(self.ef_search, HNSW_EF_SEARCH_FACTOR * n))
-                conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef),))
-                if (lang or where) and self._iterative_scan:
-                    conn.execute("SELECT set_config('hnsw.iterative_scan', 'strict_order', true)")
-                rows = conn.execute(indexed, params).fetchall()
-                if len(rows) < n:
-                    count = conn.execute(self._q(f"SELECT count(*) FROM {{s}}.{table} {condition}"),
-                                         params).fetchone()[0]
-                    if count > len(rows):
-                        conn.execute("SELECT set_config('enable_indexscan', 'off', true)")
-                        rows = conn.execute(exact, params).fetchall()
-            return rows
+            dim = self._aligned_dim
+            if dim is None:                          # untyped columns: the dimension of a stored row
+                found = self.conn.execute(self._q(f"SELECT vector_dims({column}) FROM {{s}}.{table} "
+                                                  f"WHERE {column} IS NOT NULL LIMIT 1")).fetchone()
+                if found is None:
+                    return []
+                dim = found[0]
+            if dim != q.size:
+                raise StoreError(f"dimension mismatch: the query vector has {q.size} dimensions, "
+                                 f"the store's {field} vectors {dim}")
+            return self._nearest(table, indexed, exact, count, params, n, filtered=bool(lang or where),
+                                 exact_only=self._aligned_dim is None)
 
         return [Hit(cid, float(score)) for cid, score in self._run("vector search failed", search)]
 

@@ -16,7 +16,8 @@ The cache. A full build reads every chunk's terms (seconds per 100,000 chunks), 
 merged segment is saved to ``<cache>/<store_id>.keywords`` with the log entry it covers
 and mapped by the next process, which applies only the log after it. The file is a
 cache: a missing or damaged one, or one whose row count disagrees with the store's
-``fts_stats`` once the log is applied (a database restored from a backup), is rebuilt;
+``fts_stats`` once the log is applied (checked once, when it is loaded: a database
+restored from a backup), is rebuilt;
 a cache folder that cannot be written leaves the index in memory, with a warning.
 """
 from __future__ import annotations
@@ -25,8 +26,6 @@ import os
 import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-import numpy as np
 
 from chaja.stores import postings
 from chaja.stores.bm25_segments import SegmentedBM25
@@ -71,16 +70,16 @@ class PostgresKeywordIndex:
         return postings.build(rows)
 
     def _build_all(self) -> postings.Segment:
-        """Every chunk's postings, :data:`BUILD_BATCH` rows at a time, merged."""
+        """Every chunk's postings, :data:`BUILD_BATCH` rows at a time."""
         q, conn = self.store._q, self.store.conn
-        parts: list[postings.Segment] = []
-        last = -(2 ** 63)
-        while rows := conn.execute(q(_TERMS + " WHERE seq > %s ORDER BY seq LIMIT %s"), (last, BUILD_BATCH)).fetchall():
-            parts.append(postings.build(rows))
-            last = rows[-1][0]
-        if len(parts) <= 1:
-            return parts[0] if parts else postings.build([])
-        return postings.merge([(p, np.ones(p.n_rows, dtype=bool)) for p in parts])
+
+        def batches():
+            last = -(2 ** 63)
+            while rows := conn.execute(q(_TERMS + " WHERE seq > %s ORDER BY seq LIMIT %s"),
+                                       (last, BUILD_BATCH)).fetchall():
+                yield rows
+                last = rows[-1][0]
+        return postings.build_batched(batches())
 
     def _store_id(self) -> str | None:
         q = self.store._q
@@ -132,10 +131,11 @@ class PostgresKeywordIndex:
             if outside:      # one snapshot for the log and the rows it names
                 conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
             high = self._high()
-            if self.bm25 is None:
+            loading = self.bm25 is None
+            if loading:
                 self._load(high)
             self._apply(high)
-            if self.from_cache and self.bm25.n_rows != self._recorded_rows():
+            if loading and self.from_cache and self.bm25.n_rows != self._recorded_rows():
                 self._load(high, rebuild=True)      # the cache does not describe this database
                 self._apply(high)
         return self.bm25
@@ -152,10 +152,7 @@ class PostgresKeywordIndex:
                 seg = postings.load(path)      # mapped: the pages are shared with other processes
         else:
             (seg, seq), self.from_cache = got, True
-        self.bm25 = SegmentedBM25()
-        self.bm25.add(seg)
-        self.bm25.recount()
-        self.seq = seq
+        self.bm25, self.seq = SegmentedBM25.of(seg), seq
 
     def _apply(self, high: int) -> None:
         q = self.store._q
@@ -163,21 +160,11 @@ class PostgresKeywordIndex:
             return
         ops = self.store.conn.execute(q("SELECT seq, row, added FROM {s}.keyword_log"
                                         " WHERE seq > %s AND seq <= %s ORDER BY seq"), (self.seq, high)).fetchall()
-        last: dict[int, bool] = {}
-        for _, row, added in ops:
-            last[int(row)] = bool(added)
         bm25 = self.bm25
-        if last:
-            bm25.kill(np.fromiter(last, dtype=np.int64, count=len(last)))
-            added = sorted(r for r, a in last.items() if a)
-            if added:
-                bm25.add(self._rows(added))
+        bm25.apply([(row, added) for _, row, added in ops], self._rows)
         self.seq = high
         small = sum(s.n_rows for s in bm25.segments[1:])
         bm25.recount()
         if len(bm25.segments) > MAX_SEGMENTS or small >= max(MERGE_MIN_ROWS, MERGE_SHARE * bm25.n_rows):
-            merged = postings.merge(list(zip(bm25.segments, bm25.alive)))
-            self.bm25 = SegmentedBM25()
-            self.bm25.add(merged)
-            self.bm25.recount()
-            self._save(merged, self.seq, self._store_id())
+            self.bm25 = SegmentedBM25.of(postings.merge(list(zip(bm25.segments, bm25.alive))))
+            self._save(self.bm25.segments[0], self.seq, self._store_id())

@@ -176,6 +176,15 @@ def build(rows: Iterable[tuple[int, str, str, str, str]]) -> Segment:
                     spans.reshape(-1, 3).sum(axis=1), langs, list(lang_names))
 
 
+def build_batched(batches: Iterable[list[tuple[int, str, str, str, str]]]) -> Segment:
+    """One segment from rows read a batch at a time (memory: the postings plus one batch's
+    tokens, not every token at once): each batch built, the parts merged."""
+    parts = [build(rows) for rows in batches]
+    if len(parts) <= 1:
+        return parts[0] if parts else build([])
+    return merge([(p, np.ones(p.n_rows, dtype=bool)) for p in parts])
+
+
 def _gather(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """The slices ``buffer[starts[i]:starts[i] + lengths[i]]`` one after another."""
     if not lengths.size or not lengths.sum():

@@ -136,7 +136,6 @@ class SqliteStore:
         self._rows: dict[str, dict[str, int]] = {}
         self._graphs: dict[str, sqlite_ann.Graph | None] = {}
         self._graphs_seq: int | None = -1
-        self._basis: tuple[str | None, np.ndarray] | None = None
 
     def _migrate(self, version: int) -> None:
         """Bring an older file up to :data:`SCHEMA_VERSION`, in one transaction."""
@@ -386,8 +385,10 @@ class SqliteStore:
         if self._graphs_seq != base:
             self._graphs, self._graphs_seq = {}, base
         if field not in self._graphs:
-            self._graphs[field] = None if base is None else sqlite_ann.load(
-                self.path, field, self.get_meta(f"ann.{field}"), base)
+            graph = None if base is None else sqlite_ann.load(self.path, field, self.get_meta(f"ann.{field}"), base)
+            if graph is not None and graph.projected:      # the basis it was built with, read once
+                graph.basis = store_basis(self.get_meta(LANGUAGE_MEANS))
+            self._graphs[field] = graph
         return self._graphs[field]
 
     def _fresh(self) -> None:
@@ -568,7 +569,7 @@ class SqliteStore:
         mat, ids, _ = self._vectors(field)
         rowids = self._matrix_rowids[field]
         touched = np.fromiter(self._keywords.touched, dtype=np.int64, count=len(self._keywords.touched))
-        basis = self._language_basis() if graph.projected else np.zeros((0, 0), np.float32)
+        basis = graph.basis
         part = basis @ q if basis.size else None
         if part is not None and float(np.abs(part).max()) > 1e-4 * float(np.abs(q).max()):
             # a query with its language component, on a graph without it (sqlite_ann)
@@ -583,13 +584,6 @@ class SqliteStore:
         scores = mat[rows] @ q
         order = np.lexsort((rows, -scores))[:n]
         return [Hit(ids[rows[i]], float(scores[i])) for i in order]
-
-    def _language_basis(self) -> np.ndarray:
-        """The basis of the recorded language means (what the e5 graphs were projected by)."""
-        text = self.get_meta(LANGUAGE_MEANS)
-        if self._basis is None or self._basis[0] != text:
-            self._basis = (text, store_basis(text))
-        return self._basis[1]
 
     def _row_of(self, field: str) -> dict[str, int]:
         """chunk id → its row in the ``field`` matrix; kept with the matrix until a write."""

@@ -96,6 +96,8 @@ class Graph:
     def __init__(self, store_path: Path, field: str, seq: int, projected: bool = False):
         Index = _usearch().Index
         self.seq, self.projected = seq, projected
+        #: the language basis a projected graph's vectors were projected by (set by the store)
+        self.basis = np.zeros((0, 0), np.float32)
         self.index = Index.restore(str(graph_path(store_path, field)), view=True)
         if self.index is None:
             raise ValueError("not a graph")

@@ -58,16 +58,14 @@ def _fts_rows(db: sqlite3.Connection, rowids: list[int]) -> list[tuple]:
 
 
 def build_all(db: sqlite3.Connection) -> postings.Segment:
-    """The postings of every FTS5 row, tokenised :data:`BUILD_BATCH` rows at a time and
-    merged (memory: the postings plus one batch's tokens, not every token at once)."""
-    parts: list[postings.Segment] = []
-    last = -(2 ** 63)
-    while rows := db.execute(_FTS_ROWS + " WHERE f.rowid > ? ORDER BY f.rowid LIMIT ?", (last, BUILD_BATCH)).fetchall():
-        parts.append(postings.build(rows))
-        last = rows[-1][0]
-    if len(parts) <= 1:
-        return parts[0] if parts else postings.build([])
-    return postings.merge([(p, np.ones(p.n_rows, dtype=bool)) for p in parts])
+    """The postings of every FTS5 row, tokenised :data:`BUILD_BATCH` rows at a time."""
+    def batches():
+        last = -(2 ** 63)
+        while rows := db.execute(_FTS_ROWS + " WHERE f.rowid > ? ORDER BY f.rowid LIMIT ?",
+                                 (last, BUILD_BATCH)).fetchall():
+            yield rows
+            last = rows[-1][0]
+    return postings.build_batched(batches())
 
 
 class SqliteKeywordIndex:
@@ -87,7 +85,6 @@ class SqliteKeywordIndex:
 
     def _load_base(self, pruned: int) -> None:
         """The file segment if it is current enough, else one built from every FTS5 row."""
-        bm25 = SegmentedBM25()
         try:
             seg = postings.load(self.path)
             if seg.header.get("store_id") != self.store_id or int(seg.header.get("seq", -1)) < pruned:
@@ -96,9 +93,7 @@ class SqliteKeywordIndex:
         except (OSError, ValueError, KeyError):
             seq, base_seq = self._marks()[0], None
             seg = build_all(self.db)
-        bm25.add(seg)
-        bm25.recount()
-        self.bm25, self.seq, self.base_rows = bm25, seq, seg.n_rows
+        self.bm25, self.seq, self.base_rows = SegmentedBM25.of(seg), seq, seg.n_rows
         self.base_seq, self.touched = base_seq, set()
 
     def _apply_log(self) -> None:
@@ -106,14 +101,8 @@ class SqliteKeywordIndex:
                               (self.seq,)).fetchall()
         if not ops:
             return
-        last: dict[int, int] = {}
-        for _, row, added in ops:
-            last[row] = added
-        self.touched.update(last)
-        self.bm25.kill(np.fromiter(last, dtype=np.int64, count=len(last)))
-        added = [r for r, a in last.items() if a]
-        if added:
-            self.bm25.add(postings.build(_fts_rows(self.db, added)))
+        self.touched |= self.bm25.apply([(row, added) for _, row, added in ops],
+                                        lambda rows: postings.build(_fts_rows(self.db, rows)))
         self.seq = ops[-1][0]
         if len(self.bm25.segments) > MAX_SEGMENTS:
             head = (self.bm25.segments[0], self.bm25.alive[0])
@@ -176,9 +165,7 @@ class SqliteKeywordIndex:
         except BaseException:
             self.db.execute("ROLLBACK")
             raise
-        fresh = SegmentedBM25()
-        fresh.add(postings.load(self.path))
-        fresh.recount()
-        self.bm25, self.base_rows = fresh, fresh.segments[0].n_rows
+        self.bm25 = SegmentedBM25.of(postings.load(self.path))
+        self.base_rows = self.bm25.segments[0].n_rows
         self.base_seq, self.touched = self.seq, set()
         return True
