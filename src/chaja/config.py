@@ -78,6 +78,7 @@ class SearchConfig:
     language_margin: float = -1.0       # calibrated fusion: d0 of the keyword list's per-query share g(q)
     language_softness: float = 0.25     # ... and its tau
     keyword_neutral_depth: int = 5      # calibrated fusion: other-language chunks get the mean keyword value of this many best own-language ones (0 = off)
+    keyword_neutral_best: float = 1.0   # calibrated fusion: that neutral value leans on the best own-language keyword value by this times 1 − g(q) (0–1)
     abstain_below: float = 0.0          # answer "nothing relevant" when the best cosine is below this ...
     abstain_coverage: float = 1.0       # ... and no keyword result holds this share of the query terms
 
@@ -247,7 +248,8 @@ BOUNDS = {
     "search.top_k": (1, 1000), "search.candidates": (1, 10_000), "search.rrf_k": (0, None),
     "search.gate_depth": (1, 10_000), "search.gate_share": (0, 1), "search.title_weight": (0, None),
     "search.heading_weight": (0, None), "search.reserved_keyword_share": (0, 1), "search.chunk_cap": (0, None),
-    "search.keyword_neutral_depth": (0, 10_000), "search.language_softness": (1e-6, None),
+    "search.keyword_neutral_depth": (0, 10_000), "search.keyword_neutral_best": (0.0, 1.0),
+    "search.language_softness": (1e-6, None),
     "encoder.batch_size": (1, 4096), "encoder.threads": (0, 1024), "encoder.timeout_s": (0.01, None),
     "encoder.retries": (0, 100),
     "rerank.depth": (0, 1000), "rerank.threshold": (0, 1), "rerank.min_k": (0, 1000), "rerank.max_k": (1, 1000),

@@ -60,3 +60,51 @@ def test_other_language_chunks_get_the_neutral_keyword_value():
     assert neutral_for_other_languages(kv, vector, lang, "ko", depth=0) == kv
     one = {"ko1": 9.0, "ko2": 8.0}
     assert neutral_for_other_languages({"ko1": 1.0}, one, lang, "ko", depth=5) == {"ko1": 1.0}   # one language
+
+
+def test_the_neutral_value_can_lean_on_the_best_keyword_match():
+    vector = {"ko1": 9.0, "ko2": 8.0, "ko3": 1.0, "en1": 8.5, "en2": 2.0}
+    lang = {"ko1": "ko", "ko2": "ko", "ko3": "ko", "en1": "en", "en2": "en"}
+    kv = {"ko1": 0.2, "ko2": 0.0, "ko3": 1.0}          # the best match is the weakest by vector evidence
+    half = neutral_for_other_languages(kv, vector, lang, "ko", depth=2, best_share=0.5)
+    assert half["en1"] == half["en2"] == pytest.approx(0.5 * 0.1 + 0.5 * 1.0)
+    full = neutral_for_other_languages(kv, vector, lang, "ko", depth=2, best_share=1.0)
+    # with a = 1 the keyword list lifts no chunk of the query's language above one of another
+    assert min(full[c] for c in ("en1", "en2")) >= max(full[c] for c in ("ko1", "ko2", "ko3"))
+    assert neutral_for_other_languages(kv, vector, lang, "ko", depth=2, best_share=0.0)["en1"] == pytest.approx(0.1)
+
+
+def test_fused_order_follows_the_neutral_share():
+    """A Korean query: the English chunk has better vector evidence than the Korean chunk that
+    holds every term, and comes close to the best Korean chunk (g(q) ≈ 0.12). With the
+    neutral value at the mean of the best Korean chunks the keyword list lifts the Korean
+    chunk above it; leaning on the best match by 1 − g(q) leaves the vector evidence to
+    decide between the two."""
+    z = {"chunk": {"ko-match": 2.2, "ko-near": 3.0, "en-answer": 2.5}}
+    keyword = [Hit("ko-match", 10.0)]
+    lang = {"ko-match": "ko", "ko-near": "ko", "en-answer": "en"}
+    common = dict(weights={"chunk": 1.0}, keyword_weight=8.0, lang_of=lang, qlang="ko", d0=-1.0, tau=0.25,
+                  best_rank={"ko-match": 1, "ko-near": 2, "en-answer": 1}, neutral_depth=5)
+
+    def order(share):
+        fused, _ = calibrated(z, keyword, {"ko-match": 1.0}, neutral_best_share=share, **common)
+        return [c for c, _ in fused]
+
+    assert order(0.0).index("ko-match") < order(0.0).index("en-answer")
+    assert order(1.0).index("en-answer") < order(1.0).index("ko-match")
+
+
+def test_the_neutral_value_stays_at_the_mean_where_the_query_language_clearly_leads():
+    """g(q) = 1 (the best Korean chunk leads by far): the neutral value is the mean of the best
+    Korean chunks whatever the share, so other-language filler is not lifted past Korean
+    chunks by a keyword match it does not have."""
+    z = {"chunk": {"ko-match": 6.0, "ko-2": 3.0, "ko-3": 2.9, "en-filler": 2.8}}
+    keyword = [Hit("ko-match", 10.0)]
+    lang = {"ko-match": "ko", "ko-2": "ko", "ko-3": "ko", "en-filler": "en"}
+    common = dict(weights={"chunk": 1.0}, keyword_weight=8.0, lang_of=lang, qlang="ko", d0=-1.0, tau=0.25,
+                  best_rank={"ko-match": 1, "ko-2": 2, "ko-3": 3, "en-filler": 4}, neutral_depth=5)
+    for share in (0.0, 1.0):
+        fused, g = calibrated(z, keyword, {"ko-match": 1.0}, neutral_best_share=share, **common)
+        assert g > 0.999
+        scores = dict(fused)
+        assert scores["en-filler"] == pytest.approx(2.8 + 8.0 * g * (1.0 / 3), abs=1e-2)   # mean of the three

@@ -120,6 +120,7 @@ DEFAULT_SETTINGS: tuple[Setting, ...] = (
     _s("language_margin", -2.0, -1.0, 0.0, needs="languages"),
     _s("language_softness", 0.25, 1.0, needs="languages"),
     _s("keyword_neutral_depth", 0, 5, 10, needs="languages"),
+    _s("keyword_neutral_best", 0.0, 0.5, 1.0, needs="languages"),
     _s("language_projection", False, True, needs="languages"),
     _s("language_centering", False, True, needs="languages"),
     _s("cross_language_keyword", False, True, needs="languages"),

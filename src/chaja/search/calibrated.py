@@ -29,10 +29,14 @@ language for the keyword list) 0 from that list. Calibrated fusion instead:
    same-language page, the keyword list must not decide between them; when the
    query's language clearly leads (or the store holds one language), g ≈ 1.
    A chunk in another language, which the keyword list cannot match, takes at
-   least the mean K of the five best chunks of the query's language
-   (:func:`neutral_for_other_languages`), so missing is neutral there too.
+   least a neutral value between the mean K of the five best chunks of the
+   query's language and the best K of that language, nearer the best as g(q)
+   falls (:func:`neutral_for_other_languages` with a = w_n · (1 − g(q))), so
+   missing is neutral there too: where the query's language clearly leads, the
+   keyword list reorders it freely; where the other language is close, it
+   cannot lift the query's language past it.
 
-The weights w_f, w_K, d₀ and τ are the only parameters; their defaults were fit on
+The weights w_f, w_K, w_n, d₀ and τ are the only parameters; their defaults were fit on
 the dev split of the natural-question sets and KorQuAD's dev half
 (docs/crosslingual.md). Ties keep the best single rank, then the chunk id.
 """
@@ -97,16 +101,25 @@ def language_share(vector: Mapping[str, float], lang_of: Mapping[str, str], qlan
 
 
 def neutral_for_other_languages(kv: Mapping[str, float], vector: Mapping[str, float],
-                                lang_of: Mapping[str, str], qlang: str, depth: int) -> dict[str, float]:
+                                lang_of: Mapping[str, str], qlang: str, depth: int,
+                                best_share: float = 0.0) -> dict[str, float]:
     """Missing is neutral for the keyword list too: a chunk in another language than the
-    query's gets at least the mean K of the ``depth`` best chunks of the query's language
-    (by vector evidence), so the keyword list reorders the query's language without
-    deciding against the other one. ``depth`` 0 turns this off."""
+    query's gets at least
+
+        K₀ = (1 − a) · mean K of the ``depth`` best chunks of the query's language (by V)
+             + a · the best K of any chunk of the query's language,
+
+    ``a`` = ``best_share``, so the keyword list reorders the query's language without
+    deciding against the other one (with ``a`` = 1 it never lifts a chunk of the query's
+    language above one of another). ``depth`` 0 turns this off."""
     out = dict(kv)
-    own = sorted((c for c in vector if lang_of.get(c) == qlang), key=lambda c: -vector[c])[:depth]
-    if depth <= 0 or not own or len(own) == len(vector):
+    own_all = [c for c in vector if lang_of.get(c) == qlang]
+    own = sorted(own_all, key=lambda c: -vector[c])[:depth]
+    if depth <= 0 or not own or len(own_all) == len(vector):
         return out
-    neutral = sum(kv.get(c, 0.0) for c in own) / len(own)
+    neutral = (1.0 - best_share) * sum(kv.get(c, 0.0) for c in own) / len(own)
+    if best_share:
+        neutral += best_share * max(kv.get(c, 0.0) for c in own_all)
     for c in vector:
         if lang_of.get(c) != qlang:
             out[c] = max(out.get(c, 0.0), neutral)
@@ -116,7 +129,8 @@ def neutral_for_other_languages(kv: Mapping[str, float], vector: Mapping[str, fl
 def calibrated(z: Mapping[str, Mapping[str, float]], keyword: Sequence[Hit], shares: Mapping[str, float], *,
                also: Sequence[Sequence[Hit]] = (), weights: Mapping[str, float],
                keyword_weight: float, lang_of: Mapping[str, str], qlang: str, d0: float, tau: float,
-               best_rank: Mapping[str, int], neutral_depth: int = 5) -> tuple[list[tuple[str, float]], float]:
+               best_rank: Mapping[str, int], neutral_depth: int = 5,
+               neutral_best_share: float = 1.0) -> tuple[list[tuple[str, float]], float]:
     """Fused (chunk id, score) best first, and g(q), the keyword list's share for this query.
     ``also``: further keyword-like lists (the title list); a chunk takes its best K."""
     candidates = sorted(set(best_rank))
@@ -126,7 +140,7 @@ def calibrated(z: Mapping[str, Mapping[str, float]], keyword: Sequence[Hit], sha
     for hits in also:
         for c, v in keyword_values(hits, shares).items():
             kv[c] = max(kv.get(c, 0.0), v)
-    kv = neutral_for_other_languages(kv, vector, lang_of, qlang, neutral_depth)
+    kv = neutral_for_other_languages(kv, vector, lang_of, qlang, neutral_depth, neutral_best_share * (1.0 - g))
     scores = {c: vector[c] + keyword_weight * g * kv.get(c, 0.0) for c in candidates}
     order = sorted(scores.items(), key=lambda kv_: (-kv_[1], best_rank[kv_[0]], kv_[0]))
     return order, g

@@ -242,7 +242,7 @@ class Searcher:
                           keyword_weight=cfg.calibrated_weights.get("keyword", 1.0),
                           lang_of=self.store.chunk_languages(candidates), qlang=qlang,
                           d0=cfg.language_margin, tau=cfg.language_softness, best_rank=best,
-                          neutral_depth=cfg.keyword_neutral_depth)
+                          neutral_depth=cfg.keyword_neutral_depth, neutral_best_share=cfg.keyword_neutral_best)
 
     def coverage(self, terms: list[str], keyword: list[Hit],
                  terms_of: Callable[[list[str]], dict[str, set[str]]] | None = None) -> float:
