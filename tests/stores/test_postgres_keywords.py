@@ -209,3 +209,66 @@ def test_writers_at_once_leave_a_log_every_reader_can_follow(stores, pg_dsn, pg_
     finally:
         second.close()
 
+
+
+def log_rows(store: PostgresStore) -> int:
+    return store.conn.execute(store._q("SELECT count(*) FROM {s}.keyword_log")).fetchone()[0]
+
+
+def test_compaction_prunes_the_log_and_readers_behind_it_start_afresh(stores, pg_dsn, pg_schema, monkeypatch):
+    from chaja.stores import postgres_keywords
+    monkeypatch.setattr(postgres_keywords, "LOG_KEEP_MIN", 10)
+    writer, reader, ref, cache = stores
+    rng = random.Random(11)
+    for i in range(12):
+        writer.put_document(*make(f"d{i}", rng))
+    assert_same_as_sql(reader, ref)                 # the reader is at the log's current end
+    behind = reader._keywords.seq
+    (saved,) = cache.glob("*.keywords")
+    stale = saved.read_bytes()                        # the cache as of the reader's entry
+    # a long run of replacements (as many chunks as before, other words): the log grows far
+    # past the store's chunk count while the chunk count stays
+    for _ in range(6):
+        for i in range(12):
+            writer.put_document(*make(f"d{i}", rng))
+    chunks = writer.stats().chunks
+    before = log_rows(writer)
+    assert before > 2 * max(10, chunks)
+    assert writer.compact() is True
+    after = log_rows(writer)
+    pruned = int(writer.get_meta("keyword_log_pruned"))
+    assert after <= max(10, chunks) + 1 and pruned > behind
+    assert writer.compact() is False                 # nothing more to prune yet
+    # the reader's entry is older than the pruned point: it builds afresh, and agrees
+    assert_same_as_sql(reader, ref)
+    assert reader._keywords.seq >= pruned
+    # so does a new process that finds a cache file from before the pruning
+    saved.write_bytes(stale)
+    fresh = PostgresStore(pg_dsn, schema=pg_schema, keyword_cache=cache)
+    try:
+        assert_same_as_sql(fresh, ref)
+        assert fresh._keywords.from_cache is False
+    finally:
+        fresh.close()
+
+
+def test_index_add_and_delete_keep_the_log_bounded(pg_dsn, pg_schema, tmp_path, monkeypatch, encoder):
+    from chaja.index import Index
+    from chaja.stores import postgres_keywords
+    monkeypatch.setattr(postgres_keywords, "LOG_KEEP_MIN", 5)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    store = PostgresStore(pg_dsn, schema=pg_schema, keyword_cache=tmp_path / "cache")
+    idx = Index(store, encoder=encoder)
+    try:
+        for round_ in range(8):
+            for i in range(3):
+                (docs / f"n{i}.md").write_text(f"# note {i}\n\n보증 기간 {round_} warranty {i} 배당 {round_ * i}\n",
+                                               encoding="utf-8")
+            idx.add([docs])
+        chunks = store.stats().chunks
+        assert log_rows(store) <= 2 * max(5, chunks) + 3
+        assert idx.search("보증 기간").documents
+        assert idx.delete("n0") and log_rows(store) <= 2 * max(5, chunks) + 3
+    finally:
+        idx.close()

@@ -1061,6 +1061,15 @@ class PostgresStore:
         self._run("cannot bring the keyword index up to date", self._keywords.refresh)
         return self._keywords.seq != before
 
+    def compact(self) -> bool:
+        """Prune the keyword log to what readers still need (``Index.add`` and
+        ``Index.delete`` call it; :func:`~chaja.stores.postgres_keywords.prune_log`); True
+        when entries were deleted. Nothing to do on a replica, which the primary's pruning
+        reaches by replication."""
+        if self.replica:
+            return False
+        return self._run("cannot prune the keyword log", lambda: postgres_keywords.prune_log(self)) > 0
+
     def _allowed_seqs(self, where: Filters) -> np.ndarray:
         """Sorted ``seq`` of the chunks that pass ``where``, kept until the log moves on."""
         key = (where, self._keywords.seq)

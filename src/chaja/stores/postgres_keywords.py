@@ -19,6 +19,13 @@ cache: a missing or damaged one, or one whose row count disagrees with the store
 ``fts_stats`` once the log is applied (checked once, when it is loaded: a database
 restored from a backup), is rebuilt;
 a cache folder that cannot be written leaves the index in memory, with a warning.
+
+Pruning. The log would grow by a row for every chunk ever added or removed. Applying
+more entries than the store has chunks costs about what a full build does, so
+:func:`prune_log` (``PostgresStore.compact``, run after each ``Index.add``) keeps the
+newest ``max(LOG_KEEP_MIN, chunks)`` entries once the log spans twice that, and records
+how far it pruned (meta ``keyword_log_pruned``). A reader (or a cache file) whose entry is
+older than that cannot apply the log and builds the postings afresh.
 """
 from __future__ import annotations
 
@@ -39,6 +46,8 @@ BUILD_BATCH = 50_000
 MERGE_SHARE = 0.05
 MERGE_MIN_ROWS = 1000
 MAX_SEGMENTS = 8
+#: the log keeps at least this many newest entries (and at least as many as the store has chunks)
+LOG_KEEP_MIN = 10_000
 
 _TERMS = "SELECT seq, lang, title_terms, heading_terms, body_terms FROM {s}.chunks"
 
@@ -80,6 +89,12 @@ class PostgresKeywordIndex:
                 yield rows
                 last = rows[-1][0]
         return postings.build_batched(batches())
+
+    def _pruned(self) -> int:
+        """The newest log entry pruned away (0: none)."""
+        q = self.store._q
+        row = self.store.conn.execute(q("SELECT value FROM {s}.meta WHERE key = 'keyword_log_pruned'")).fetchone()
+        return int(row[0]) if row else 0
 
     def _store_id(self) -> str | None:
         q = self.store._q
@@ -130,20 +145,22 @@ class PostgresKeywordIndex:
         with conn.transaction():
             if outside:      # one snapshot for the log and the rows it names
                 conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-            high = self._high()
-            loading = self.bm25 is None
+            high, pruned = self._high(), self._pruned()
+            loading = self.bm25 is None or self.seq < pruned     # behind the pruned log: start afresh
             if loading:
-                self._load(high)
+                self._load(high, pruned)
             self._apply(high)
             if loading and self.from_cache and self.bm25.n_rows != self._recorded_rows():
-                self._load(high, rebuild=True)      # the cache does not describe this database
+                self._load(high, pruned, rebuild=True)      # the cache does not describe this database
                 self._apply(high)
         return self.bm25
 
-    def _load(self, high: int, *, rebuild: bool = False) -> None:
+    def _load(self, high: int, pruned: int = 0, *, rebuild: bool = False) -> None:
         store_id = self._store_id()
         path = self._cache_path(store_id)
         got = None if rebuild else self._cached(path, high)
+        if got is not None and got[1] < pruned:
+            got = None                     # the log after the cache's entry is gone in part
         if got is None:
             seg, seq = self._build_all(), high
             self._save(seg, seq, store_id)
@@ -168,3 +185,23 @@ class PostgresKeywordIndex:
         if len(bm25.segments) > MAX_SEGMENTS or small >= max(MERGE_MIN_ROWS, MERGE_SHARE * bm25.n_rows):
             self.bm25 = SegmentedBM25.of(postings.merge(list(zip(bm25.segments, bm25.alive))))
             self._save(self.bm25.segments[0], self.seq, self._store_id())
+
+
+def prune_log(store: "PostgresStore") -> int:
+    """Delete the keyword log's entries older than its newest ``max(LOG_KEEP_MIN, chunks)``
+    once it spans twice that, and record the newest entry deleted (meta
+    ``keyword_log_pruned``); returns how many were deleted. Runs under the ``fts_stats``
+    row lock, so no writer has entries in flight and the newest entries stay."""
+    q, conn = store._q, store.conn
+    with conn.transaction():
+        conn.execute(q("SELECT 1 FROM {s}.fts_stats FOR UPDATE"))
+        low, high = conn.execute(q("SELECT coalesce(min(seq), 0), coalesce(max(seq), 0) FROM {s}.keyword_log")).fetchone()
+        row = conn.execute(q("SELECT chunks FROM {s}.fts_stats LIMIT 1")).fetchone()
+        keep = max(LOG_KEEP_MIN, int(row[0]) if row else 0)
+        if high - low + 1 <= 2 * keep:
+            return 0
+        cut = high - keep
+        deleted = conn.execute(q("DELETE FROM {s}.keyword_log WHERE seq <= %s"), (cut,)).rowcount
+        conn.execute(q("INSERT INTO {s}.meta (key, value) VALUES ('keyword_log_pruned', %s)"
+                       " ON CONFLICT (key) DO UPDATE SET value = excluded.value"), (str(cut),))
+    return int(deleted)
