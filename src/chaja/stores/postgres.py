@@ -1062,13 +1062,13 @@ class PostgresStore:
         return self._keywords.seq != before
 
     def compact(self) -> bool:
-        """Prune the keyword log to what readers still need (``Index.add`` and
-        ``Index.delete`` call it; :func:`~chaja.stores.postgres_keywords.prune_log`); True
-        when entries were deleted. Nothing to do on a replica, which the primary's pruning
-        reaches by replication."""
+        """Prune the keyword log to what readers still need
+        (:meth:`~chaja.stores.postgres_keywords.PostgresKeywordIndex.prune`; ``Index.add`` and
+        ``Index.delete`` call it); True when entries were deleted. Nothing to do on a
+        replica, which the primary's pruning reaches by replication."""
         if self.replica:
             return False
-        return self._run("cannot prune the keyword log", lambda: postgres_keywords.prune_log(self)) > 0
+        return self._run("cannot prune the keyword log", self._keywords.prune) > 0
 
     def _allowed_seqs(self, where: Filters) -> np.ndarray:
         """Sorted ``seq`` of the chunks that pass ``where``, kept until the log moves on."""

@@ -22,9 +22,9 @@ a cache folder that cannot be written leaves the index in memory, with a warning
 
 Pruning. The log would grow by a row for every chunk ever added or removed. Applying
 more entries than the store has chunks costs about what a full build does, so
-:func:`prune_log` (``PostgresStore.compact``, run after each ``Index.add``) keeps the
+:meth:`PostgresKeywordIndex.prune` (``PostgresStore.compact``, run after each ``Index.add``) keeps the
 newest ``max(LOG_KEEP_MIN, chunks)`` entries once the log spans twice that, and records
-how far it pruned (meta ``keyword_log_pruned``). A reader (or a cache file) whose entry is
+how far it pruned (meta :data:`PRUNED_KEY`). A reader (or a cache file) whose entry is
 older than that cannot apply the log and builds the postings afresh.
 """
 from __future__ import annotations
@@ -48,6 +48,8 @@ MERGE_MIN_ROWS = 1000
 MAX_SEGMENTS = 8
 #: the log keeps at least this many newest entries (and at least as many as the store has chunks)
 LOG_KEEP_MIN = 10_000
+#: meta key: the newest log entry pruned away
+PRUNED_KEY = "keyword_log_pruned"
 
 _TERMS = "SELECT seq, lang, title_terms, heading_terms, body_terms FROM {s}.chunks"
 
@@ -81,25 +83,15 @@ class PostgresKeywordIndex:
     def _build_all(self) -> postings.Segment:
         """Every chunk's postings, :data:`BUILD_BATCH` rows at a time."""
         q, conn = self.store._q, self.store.conn
-
-        def batches():
-            last = -(2 ** 63)
-            while rows := conn.execute(q(_TERMS + " WHERE seq > %s ORDER BY seq LIMIT %s"),
-                                       (last, BUILD_BATCH)).fetchall():
-                yield rows
-                last = rows[-1][0]
-        return postings.build_batched(batches())
+        return postings.build_paged(lambda last: conn.execute(
+            q(_TERMS + " WHERE seq > %s ORDER BY seq LIMIT %s"), (last, BUILD_BATCH)).fetchall())
 
     def _pruned(self) -> int:
         """The newest log entry pruned away (0: none)."""
-        q = self.store._q
-        row = self.store.conn.execute(q("SELECT value FROM {s}.meta WHERE key = 'keyword_log_pruned'")).fetchone()
-        return int(row[0]) if row else 0
+        return int(self.store.get_meta(PRUNED_KEY) or 0)
 
     def _store_id(self) -> str | None:
-        q = self.store._q
-        row = self.store.conn.execute(q("SELECT value FROM {s}.meta WHERE key = 'store_id'")).fetchone()
-        return row[0] if row else None
+        return self.store.get_meta("store_id")
 
     def _recorded_rows(self) -> int:
         q = self.store._q
@@ -186,22 +178,20 @@ class PostgresKeywordIndex:
             self.bm25 = SegmentedBM25.of(postings.merge(list(zip(bm25.segments, bm25.alive))))
             self._save(self.bm25.segments[0], self.seq, self._store_id())
 
-
-def prune_log(store: "PostgresStore") -> int:
-    """Delete the keyword log's entries older than its newest ``max(LOG_KEEP_MIN, chunks)``
-    once it spans twice that, and record the newest entry deleted (meta
-    ``keyword_log_pruned``); returns how many were deleted. Runs under the ``fts_stats``
-    row lock, so no writer has entries in flight and the newest entries stay."""
-    q, conn = store._q, store.conn
-    with conn.transaction():
-        conn.execute(q("SELECT 1 FROM {s}.fts_stats FOR UPDATE"))
-        low, high = conn.execute(q("SELECT coalesce(min(seq), 0), coalesce(max(seq), 0) FROM {s}.keyword_log")).fetchone()
-        row = conn.execute(q("SELECT chunks FROM {s}.fts_stats LIMIT 1")).fetchone()
-        keep = max(LOG_KEEP_MIN, int(row[0]) if row else 0)
-        if high - low + 1 <= 2 * keep:
-            return 0
-        cut = high - keep
-        deleted = conn.execute(q("DELETE FROM {s}.keyword_log WHERE seq <= %s"), (cut,)).rowcount
-        conn.execute(q("INSERT INTO {s}.meta (key, value) VALUES ('keyword_log_pruned', %s)"
-                       " ON CONFLICT (key) DO UPDATE SET value = excluded.value"), (str(cut),))
-    return int(deleted)
+    def prune(self) -> int:
+        """Delete the log's entries older than its newest ``max(LOG_KEEP_MIN, chunks)`` once
+        it spans twice that, and record the newest entry deleted (meta :data:`PRUNED_KEY`);
+        returns how many were deleted. Runs under the ``fts_stats`` row lock, so no writer
+        has entries in flight and the newest entries stay."""
+        q, conn = self.store._q, self.store.conn
+        with conn.transaction():
+            conn.execute(q("SELECT 1 FROM {s}.fts_stats FOR UPDATE"))
+            low, high = conn.execute(q("SELECT coalesce(min(seq), 0), coalesce(max(seq), 0)"
+                                       " FROM {s}.keyword_log")).fetchone()
+            keep = max(LOG_KEEP_MIN, self._recorded_rows())
+            if high - low + 1 <= 2 * keep:
+                return 0
+            cut = high - keep
+            deleted = conn.execute(q("DELETE FROM {s}.keyword_log WHERE seq <= %s"), (cut,)).rowcount
+            self.store.set_meta(PRUNED_KEY, str(cut))
+        return int(deleted)

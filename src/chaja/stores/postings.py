@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -176,10 +176,15 @@ def build(rows: Iterable[tuple[int, str, str, str, str]]) -> Segment:
                     spans.reshape(-1, 3).sum(axis=1), langs, list(lang_names))
 
 
-def build_batched(batches: Iterable[list[tuple[int, str, str, str, str]]]) -> Segment:
-    """One segment from rows read a batch at a time (memory: the postings plus one batch's
-    tokens, not every token at once): each batch built, the parts merged."""
-    parts = [build(rows) for rows in batches]
+def build_paged(next_rows: Callable[[int], list[tuple[int, str, str, str, str]]]) -> Segment:
+    """One segment from rows read a page at a time (memory: the postings plus one page's
+    tokens, not every token at once): ``next_rows(last)`` gives the page of rows after rowid
+    ``last`` in rowid order (empty at the end); each page is built, the parts merged."""
+    parts = []
+    last = -(2 ** 63)
+    while rows := next_rows(last):
+        parts.append(build(rows))
+        last = rows[-1][0]
     if len(parts) <= 1:
         return parts[0] if parts else build([])
     return merge([(p, np.ones(p.n_rows, dtype=bool)) for p in parts])

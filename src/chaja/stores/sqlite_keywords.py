@@ -59,13 +59,8 @@ def _fts_rows(db: sqlite3.Connection, rowids: list[int]) -> list[tuple]:
 
 def build_all(db: sqlite3.Connection) -> postings.Segment:
     """The postings of every FTS5 row, tokenised :data:`BUILD_BATCH` rows at a time."""
-    def batches():
-        last = -(2 ** 63)
-        while rows := db.execute(_FTS_ROWS + " WHERE f.rowid > ? ORDER BY f.rowid LIMIT ?",
-                                 (last, BUILD_BATCH)).fetchall():
-            yield rows
-            last = rows[-1][0]
-    return postings.build_batched(batches())
+    return postings.build_paged(lambda last: db.execute(
+        _FTS_ROWS + " WHERE f.rowid > ? ORDER BY f.rowid LIMIT ?", (last, BUILD_BATCH)).fetchall())
 
 
 class SqliteKeywordIndex:
