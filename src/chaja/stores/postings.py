@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import hashlib
 import re
+from array import array
+from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -147,9 +149,12 @@ def build(rows: Iterable[tuple[int, str, str, str, str]]) -> Segment:
     rows = sorted(rows, key=lambda r: r[0])
     n_rows = len(rows)
     lang_names: dict[str, int] = {}
-    vocab: dict[str, int] = {}
-    number = vocab.setdefault
-    ids: list[int] = []
+    # a term's number is its place in first-seen order, given by C-level dict calls (a
+    # missing term is numbered len(vocab) as it is inserted), not a Python call per token
+    vocab: defaultdict[str, int] = defaultdict()
+    vocab.default_factory = vocab.__len__
+    number = vocab.__getitem__
+    numbered = array("q")
     spans = np.zeros(3 * n_rows, np.int64)      # tokens per (row, column)
     langs = np.zeros(n_rows, np.int64)
     for local, (_, lang, *texts) in enumerate(rows):
@@ -157,12 +162,13 @@ def build(rows: Iterable[tuple[int, str, str, str, str]]) -> Segment:
         for col, text in enumerate(texts):
             found = fts_tokens(text or "")
             spans[3 * local + col] = len(found)
-            ids.extend([number(t, len(vocab)) for t in found])
+            numbered.extend(map(number, found))
     terms = list(vocab)
+    ids = np.frombuffer(numbered, dtype=np.int64) if numbered else np.zeros(0, np.int64)
     hashes, order, rank = _hash_order(terms)
     cell = np.repeat(np.arange(3 * n_rows, dtype=np.int64), spans)          # row·3 + column per token
-    keys, counts = np.unique(rank[np.asarray(ids, np.int64)] * (3 * n_rows) + cell, return_counts=True) \
-        if ids else (np.zeros(0, np.int64), np.zeros(0, np.int64))
+    keys, counts = np.unique(rank[ids] * (3 * n_rows) + cell, return_counts=True) \
+        if ids.size else (np.zeros(0, np.int64), np.zeros(0, np.int64))
     pair = keys // 3                                                          # term·R + row
     new = np.concatenate([[True], pair[1:] != pair[:-1]]) if pair.size else np.zeros(0, bool)
     first, which = np.flatnonzero(new), np.cumsum(new) - 1
