@@ -69,3 +69,29 @@ def test_refresh_catches_up_with_another_index_writing_the_same_store(corpus_ind
         assert reader.refresh() is False
         found = [d for d in reader.search(question, 5).documents if d.doc_id == "kettle"]
         assert found and found[0].best.vector_rank is not None
+
+
+def test_the_translation_lexicon_is_recorded_for_a_store_of_two_languages_only(tmp_path, corpus, encoder):
+    """A bilingual store records its lexicon with the statistics, and a store indexed before
+    it had one gets it on the next run, with nothing to index; a store of one language records none."""
+    from chaja.search import lexicon
+
+    with chaja.open(tmp_path / "two.chaja", encoder=encoder) as idx:
+        idx.add([corpus])
+        lex = lexicon.decode(idx.store.get_meta(lexicon.META_KEY))
+        assert lex is not None and {"en", "ko"} <= set(lex.languages)
+        idx.store._db.execute("DELETE FROM meta WHERE key = ?", (lexicon.META_KEY,))
+        idx.store._db.commit()
+        report = idx.add([corpus])
+        assert report.added == report.changed == 0
+        again = lexicon.decode(idx.store.get_meta(lexicon.META_KEY))
+        assert again is not None and again.words == lex.words
+    one = tmp_path / "ko"
+    one.mkdir()
+    (one / "a.md").write_text("# 보증\n\n보증 기간은 구입일로부터 2년입니다. 보증 기간 안에는 무상 수리를 받습니다.\n",
+                              encoding="utf-8")
+    with chaja.open(tmp_path / "one.chaja", encoder=encoder) as idx:
+        idx.add([one])
+        assert idx.store.get_meta(lexicon.META_KEY) == ""
+        assert idx.searcher().lexicon is None
+        assert "translated" not in " ".join(idx.search("보증 기간", top_k=3).lists)

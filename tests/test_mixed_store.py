@@ -57,6 +57,26 @@ def test_korean_questions_find_their_english_pages(mixed, query, doc):
     assert doc in doc_ids(mixed, query, 3)
 
 
+@pytest.mark.parametrize("query, doc, lang", [
+    ("router factory reset forgot admin password", "manuals/router-troubleshooting", "ko"),
+    ("공유기 처음 설치 설정 마법사 WPA3", "manuals/router-setup", "en"),
+])
+def test_a_question_in_one_language_finds_the_others_page_through_translated_words(mixed, query, doc, lang):
+    from chaja.search import lexicon
+
+    lex = lexicon.decode(mixed.store.get_meta(lexicon.META_KEY))
+    assert lex is not None and lex.languages == ["en", "ko"]      # recorded when the store was indexed
+    res = mixed.search(query, top_k=5)
+    assert f"translated:{lang}" in res.lists
+    assert res.documents[0].doc_id == doc
+    from chaja.search.result_json import why_line
+    assert f"translated:{lang} #" in why_line(res.documents[0], res.keyword_used)
+    without = mixed.search(query, top_k=5, settings={"translated_keyword": 0})
+    assert f"translated:{lang}" not in without.lists and without.documents[0].doc_id != doc
+    vector_only = mixed.search(query, top_k=5, settings={"mode": "vector"})
+    assert not any(name.startswith(("translated", "keyword")) for name in vector_only.lists)
+
+
 def test_hashtag_lines_in_jsonl_are_text_not_headings(mixed):
     chunks = mixed.store.chunks([h.chunk_id for h in mixed.store.vector(
         mixed.searcher().query_vector("비용절감 운영효율화"), 200)])

@@ -30,7 +30,7 @@ from chaja.encoders.base import model_of
 from chaja.ingest import IndexReport, Progress, index_documents
 from chaja.loaders import LoadReport, load_paths
 from chaja.rerank import Reranker, get_reranker
-from chaja.search import background
+from chaja.search import background, lexicon
 from chaja.search.languages import META_KEY, decode_means, encode_means
 from chaja.search.filters import Filters
 from chaja.search.results import SearchResult
@@ -121,8 +121,9 @@ class Index:
     statistics_drift = 0.0
 
     def _record_statistics(self, changed: bool = True) -> None:
-        """Record the per-language mean vectors and the background statistics of each vector
-        field (what the searcher's projection and calibrated fusion read), when none are
+        """Record the per-language mean vectors, the background statistics of each vector
+        field and the translation lexicon (what the searcher's projection, calibrated fusion
+        and translated keyword lists read), when none are
         recorded, a language appears or disappears, or the chunk count has moved by more
         than :attr:`statistics_drift` since they were (a mean or covariance over thousands
         of vectors does not move with a handful more)."""
@@ -130,14 +131,30 @@ class Index:
         shape = json.dumps({"chunks": stats.chunks, "langs": sorted(k for k, v in stats.by_lang.items() if v)})
         recorded = self.store.get_meta("statistics.shape")
         exact = self.statistics_drift <= 0 and changed
-        if not exact and recorded is not None and self.store.get_meta(META_KEY) is not None:
+        if (not exact and recorded is not None and self.store.get_meta(META_KEY) is not None
+                and self.store.get_meta(lexicon.META_KEY) is not None):
             then = json.loads(recorded)
             if (then["langs"] == json.loads(shape)["langs"]
                     and abs(stats.chunks - then["chunks"]) <= self.statistics_drift * max(then["chunks"], 1)):
                 return
-        self.store.set_meta(META_KEY, encode_means(self.store.language_means()))
+        means = self.store.language_means()
+        self.store.set_meta(META_KEY, encode_means(means))
         self.store.set_meta(background.META_KEY, background.encode(background.of_store(self.store)))
+        self._record_lexicon(sum(1 for lang, (count, _) in means.items() if lang and count) > 1)
         self.store.set_meta("statistics.shape", shape)
+
+    def _record_lexicon(self, several_languages: bool) -> None:
+        """Record the translation lexicon (:mod:`chaja.search.lexicon`) of a store of more than
+        one language indexed with aligned vectors; a store of one language records none."""
+        aligned = self.aligned_encoder if several_languages else None
+        if aligned is None:
+            if self.store.get_meta(lexicon.META_KEY) != "":
+                self.store.set_meta(lexicon.META_KEY, "")      # recorded: none
+            return
+        sample = self.store.chunk_sample(lexicon.SAMPLE)
+        previous = lexicon.decode(self.store.get_meta(lexicon.META_KEY))
+        built = lexicon.build(((c.lang, f"{c.section_name}\n{c.text}") for c in sample), aligned, previous)
+        self.store.set_meta(lexicon.META_KEY, lexicon.encode(built))
 
     def _record_settings(self, enc: Encoder, aligned: Encoder | None = None) -> None:
         for key in _INDEX_KEYS:

@@ -108,3 +108,39 @@ def test_the_neutral_value_stays_at_the_mean_where_the_query_language_clearly_le
         assert g > 0.999
         scores = dict(fused)
         assert scores["en-filler"] == pytest.approx(2.8 + 8.0 * g * (1.0 / 3), abs=1e-2)   # mean of the three
+
+
+def test_a_translated_keyword_match_counts_for_the_other_language_only():
+    """K_T is added with w_T · (1 − g·K*) to chunks outside the query's language: a Korean
+    question's words found in translation lift the English page that holds them, never a
+    Korean chunk, and no more than the weight allows."""
+    z = {"chunk": {"ko-near": 3.0, "en-answer": 2.9, "en-other": 2.8}}
+    lang = {"ko-near": "ko", "en-answer": "en", "en-other": "en"}
+    common = dict(weights={"chunk": 1.0}, keyword_weight=8.0, lang_of=lang, qlang="ko", d0=-1.0, tau=0.25,
+                  best_rank={"ko-near": 1, "en-answer": 2, "en-other": 3}, neutral_depth=5)
+    plain, _ = calibrated(z, [], {}, **common)
+    assert [c for c, _ in plain] == ["ko-near", "en-answer", "en-other"]
+    translated = {"en-answer": 0.5, "ko-near": 1.0}           # a Korean chunk's value is never used
+    fused, g = calibrated(z, [], {}, translated=translated, translated_weight=4.0, **common)
+    scores = dict(fused)
+    assert [c for c, _ in fused] == ["en-answer", "ko-near", "en-other"]
+    assert scores["en-answer"] == pytest.approx(2.9 + 4.0 * 0.5)     # no own-language keyword match: K* = 0
+    assert scores["ko-near"] == pytest.approx(3.0) and scores["en-other"] == pytest.approx(2.8)
+    off, _ = calibrated(z, [], {}, translated=translated, translated_weight=0.0, **common)
+    assert off == plain
+
+
+def test_a_translated_match_fades_where_the_query_language_holds_an_exact_match():
+    """g(q) ≈ 1 and the best Korean chunk holds every query term (K* = 1): the translated
+    list adds nothing, so it cannot overrule an exact match in the query's language."""
+    z = {"chunk": {"ko-match": 6.0, "en-1": 2.0}}
+    lang = {"ko-match": "ko", "en-1": "en"}
+    common = dict(weights={"chunk": 1.0}, keyword_weight=8.0, lang_of=lang, qlang="ko", d0=-1.0, tau=0.25,
+                  best_rank={"ko-match": 1, "en-1": 2}, neutral_depth=0)
+    fused, g = calibrated(z, [Hit("ko-match", 5.0)], {"ko-match": 1.0}, translated={"en-1": 1.0},
+                          translated_weight=4.0, **common)
+    assert g > 0.999
+    assert dict(fused)["en-1"] == pytest.approx(2.0 + 4.0 * (1.0 - g), abs=1e-6)
+    half, _ = calibrated(z, [Hit("ko-match", 5.0)], {"ko-match": 0.5 ** 0.5}, translated={"en-1": 1.0},
+                         translated_weight=4.0, **common)
+    assert dict(half)["en-1"] == pytest.approx(2.0 + 4.0 * (1.0 - g * 0.5), abs=1e-3)   # K* = share² = 0.5

@@ -348,6 +348,18 @@ def test_vector_sample_returns_stored_vectors(store, build):
         {tuple(np.round(np.asarray(x.vector, dtype=np.float32), 5)) for x in first}
 
 
+def test_chunk_sample_returns_stored_chunks_in_sample_order(store, build):
+    assert store.chunk_sample(10) == []
+    d, r = build.make_doc("s", "문서", ["하나", "둘", "셋", "넷"], headings=[("가",), ("나",), (), ()])
+    store.put_document(d, r)
+    from chaja.stores.base import sample_order
+    want = sorted(r, key=lambda x: sample_order(x.chunk.id))
+    got = store.chunk_sample(10)
+    assert [c.id for c in got] == [x.chunk.id for x in want]
+    assert [(c.text, c.heading_path, c.lang) for c in got] == [(x.chunk.text, x.chunk.heading_path, "ko") for x in want]
+    assert [c.id for c in store.chunk_sample(2)] == [x.chunk.id for x in want[:2]]
+
+
 def test_chunk_languages(store, build):
     d, r = build.make_doc("ko-doc", "문서", ["하나", "둘"])
     e, q = build.make_doc("en-doc", "Doc", ["one"], lang="en")

@@ -36,7 +36,19 @@ language for the keyword list) 0 from that list. Calibrated fusion instead:
    keyword list reorders it freely; where the other language is close, it
    cannot lift the query's language past it.
 
-The weights w_f, w_K, w_n, d₀ and τ are the only parameters; their defaults were fit on
+A query's content words translated into another language L (:mod:`chaja.search.lexicon`)
+search L's chunks as one more keyword list; its chunks get
+
+    score(c) += w_T · (1 − g(q) · K*) · K_T(c),   K_T(c) = share_T(c)² · s_T(c) / max s_T,
+
+with ``share_T(c)`` the mean over the query's words of the share of the word's translated
+terms the chunk holds (0 for a word left untranslated), ``s_T`` the list's BM25 and K*
+the best K of a candidate in the query's language. It is evidence for the other
+language, the one the native keyword list cannot give; it never touches a chunk of the
+query's language, and it fades where the query's language leads with a chunk that holds
+the query's terms (g(q)·K* near 1), so a translated match does not overrule an exact one.
+
+The weights w_f, w_K, w_T, w_n, d₀ and τ are the only parameters; their defaults were fit on
 the dev split of the natural-question sets and KorQuAD's dev half
 (docs/crosslingual.md). Ties keep the best single rank, then the chunk id.
 """
@@ -130,9 +142,12 @@ def calibrated(z: Mapping[str, Mapping[str, float]], keyword: Sequence[Hit], sha
                also: Sequence[Sequence[Hit]] = (), weights: Mapping[str, float],
                keyword_weight: float, lang_of: Mapping[str, str], qlang: str, d0: float, tau: float,
                best_rank: Mapping[str, int], neutral_depth: int = 5,
-               neutral_best_share: float = 1.0) -> tuple[list[tuple[str, float]], float]:
+               neutral_best_share: float = 1.0, translated: Mapping[str, float] | None = None,
+               translated_weight: float = 0.0) -> tuple[list[tuple[str, float]], float]:
     """Fused (chunk id, score) best first, and g(q), the keyword list's share for this query.
-    ``also``: further keyword-like lists (the title list); a chunk takes its best K."""
+    ``also``: further keyword-like lists (the title list); a chunk takes its best K.
+    ``translated``: K_T of the chunks of the translated keyword lists, added with
+    ``translated_weight`` to chunks outside the query's language."""
     candidates = sorted(set(best_rank))
     vector = vector_evidence(z, weights, candidates)
     g = language_share(vector, lang_of, qlang, d0, tau) if keyword or any(also) else 0.0
@@ -140,7 +155,14 @@ def calibrated(z: Mapping[str, Mapping[str, float]], keyword: Sequence[Hit], sha
     for hits in also:
         for c, v in keyword_values(hits, shares).items():
             kv[c] = max(kv.get(c, 0.0), v)
+    if translated:
+        # the translated list speaks where the query's own language holds no strong match
+        own_best = max((kv.get(c, 0.0) for c in candidates if lang_of.get(c) == qlang), default=0.0)
+        translated_weight *= 1.0 - g * own_best
     kv = neutral_for_other_languages(kv, vector, lang_of, qlang, neutral_depth, neutral_best_share * (1.0 - g))
     scores = {c: vector[c] + keyword_weight * g * kv.get(c, 0.0) for c in candidates}
+    for c, value in (translated or {}).items():
+        if c in scores and lang_of.get(c) != qlang:
+            scores[c] += translated_weight * value
     order = sorted(scores.items(), key=lambda kv_: (-kv_[1], best_rank[kv_[0]], kv_[0]))
     return order, g

@@ -53,6 +53,7 @@ def why_line(d: DocumentResult, keyword_used: bool) -> str:
     return (f"{kw}, vector #{_fmt_rank(b.vector_rank)}"
             + (f" (cos {b.vector_score:.3f})" if b.vector_score is not None else "")
             + (f", heading #{b.heading_rank}" if b.heading_rank is not None else "")
+            + "".join(f", {name} #{rank}" for name, rank in sorted(b.ranks.items()) if name.startswith("translated:"))
             + f", fused {b.score:.4f}" + (", reserved slot" if b.reserved else "")
             + (f", reranked from #{b.fused_rank} (score {b.rerank_score:.3f}, p {b.rerank_probability:.2f})"
                if b.rerank_score is not None else "")

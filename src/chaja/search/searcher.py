@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import copy
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import date
 
 import numpy as np
@@ -36,8 +36,8 @@ from chaja.documents import Hit
 from chaja.encoders.base import Encoder
 from chaja.rerank import Reranker, get_reranker, passage_text, rerank_order
 from chaja.rerank.selection import mapped, prefix_length
-from chaja.search import background, multipart
-from chaja.search.calibrated import PARTNER, calibrated
+from chaja.search import background, lexicon, multipart
+from chaja.search.calibrated import PARTNER, calibrated, keyword_values
 from chaja.search.fusion import convex, ranks, rrf
 from chaja.search.abstain import should_abstain
 from chaja.search.filters import Filters
@@ -63,6 +63,9 @@ MAX_QUERY_CHARS = 4000
 MAX_TOP_K = 1000
 #: distinct terms a query keeps (a long query of distinct Hangul syllables has thousands of bigrams)
 MAX_QUERY_TERMS = 256
+#: a translated keyword list holds at most this many chunks: its value share² · s / max s falls
+#: fast with rank (dev: 10 / 20 / 60 gave 0.824 / 0.826 / 0.826), and each is scored in every field
+TRANSLATED_DEPTH = 20
 
 
 def check_query(text: str) -> str:
@@ -105,6 +108,7 @@ class Searcher:
         self._languages: set[str] | None = None
         self._means: dict[str, np.ndarray] | None = None
         self._basis = np.zeros((0, 0), dtype=np.float32)
+        self._lexicon: lexicon.Lexicon | bool | None = None     # False: read, and the store has none
 
     def with_config(self, cfg: SearchConfig) -> "Searcher":
         """This searcher with other search settings, sharing what it has read of the store."""
@@ -186,22 +190,82 @@ class Searcher:
                 out[f"keyword:{lang}"] = hits
         return out
 
-    def aligned_lists(self, text: str, n: int,
-                      where: Filters | None = None) -> tuple[dict[str, list[Hit]], np.ndarray | None]:
+    def aligned_lists(self, text: str, n: int, where: Filters | None = None,
+                      words: list[str] = ()) -> tuple[dict[str, list[Hit]], np.ndarray | None, np.ndarray]:
         """The aligned encoder's lists, passages (``aligned``) and section names
-        (``aligned_heading``), and the query's aligned vector; empty unless the store
-        holds those vectors and more than one language (on KorQuAD and SciFact, one
-        language each, they cost 0.01–0.05 nDCG@10)."""
+        (``aligned_heading``), the query's aligned vector and those of ``words`` (encoded in
+        the same call, for :meth:`translated_lists`); empty unless the store holds those
+        vectors and more than one language (on KorQuAD and SciFact, one language each, they
+        cost 0.01–0.05 nDCG@10)."""
         cfg = self.cfg
+        none = np.zeros((0, 0), dtype=np.float32)
         if self.aligned is None or not (cfg.aligned_list or cfg.aligned_heading_list) or len(self.languages) < 2:
-            return {}, None   # aligned vectors bridge languages: a store of one language searches without them
-        qa = self.aligned.encode_queries([text])[0]
+            return {}, None, none   # aligned vectors bridge languages: a store of one language searches without them
+        encoded = self.aligned.encode_queries([text, *words])
+        qa, word_vectors = encoded[0], encoded[1:]
         out = {}
         for name, on in (("aligned", cfg.aligned_list), ("aligned_heading", cfg.aligned_heading_list)):
             hits = self.store.vector(qa, n, field=name, where=where) if on else []
             if hits:
                 out[name] = hits
-        return out, qa
+        return out, qa, word_vectors
+
+    @property
+    def lexicon(self) -> lexicon.Lexicon | None:
+        """The store's translation lexicon (:mod:`chaja.search.lexicon`), None when it has none."""
+        if self._lexicon is None:
+            self._lexicon = lexicon.decode(self.store.get_meta(lexicon.META_KEY)) or False
+        return self._lexicon or None
+
+    def words_to_translate(self, text: str, qlang: str) -> list[str]:
+        """The query's content words in its own script (Hangul for a Korean query, the
+        others otherwise), when the store has a lexicon of another language to carry them into."""
+        lex = self.lexicon if self.cfg.translated_keyword > 0 and self.aligned is not None else None
+        if lex is None or not any(lang != qlang for lang in lex.languages):
+            return []
+        return lexicon.words_of(text, "ko" if qlang == "ko" else "")
+
+    def known_word_vectors(self, words: list[str], qlang: str) -> dict[str, np.ndarray]:
+        """The vectors of those ``words`` the lexicon of the query's own language holds (they
+        need no encoding; the rest are encoded with the query)."""
+        lex = self.lexicon
+        if lex is None:
+            return {}
+        own = ["ko"] if qlang == "ko" else [qlang, *(lang for lang in lex.languages if lang not in ("ko", qlang))]
+        out = {}
+        for w in words:
+            for lang in own:
+                v = lex.vector_of(w, lang)
+                if v is not None:
+                    out[w] = v
+                    break
+        return out
+
+    def translated_lists(self, words: list[str], vectors: Mapping[str, np.ndarray], qlang: str, n: int,
+                         where: Filters | None = None) -> dict[str, tuple[list[Hit], list[list[str]]]]:
+        """Per other language L of the lexicon, the keyword list over L's chunks of the query's
+        ``words`` translated into L (:meth:`Lexicon.translate`; ``vectors``: word → its aligned
+        vector), and each word's terms (empty for a word left untranslated)."""
+        lex = self.lexicon
+        out: dict[str, tuple[list[Hit], list[list[str]]]] = {}
+        words = [w for w in words if w in vectors]
+        if lex is None or not words:
+            return out
+        threshold = self.cfg.translation_threshold
+        for lang in lex.languages:
+            if lang == qlang:
+                continue
+            todo = [w for w in words if (w, lang, threshold) not in lex.translations]
+            if todo:
+                found = lex.translate(np.stack([vectors[w] for w in todo]), lang, threshold)
+                lex.translations.update({(w, lang, threshold): t for w, t in zip(todo, found)})
+            found = [lex.translations[(w, lang, threshold)] for w in words]
+            groups = [list(dict.fromkeys(self.analyzer(w))) if w else [] for w in found]
+            terms = list(dict.fromkeys(t for g in groups for t in g))[:MAX_QUERY_TERMS]
+            hits = self.keyword_list(terms, min(n, TRANSLATED_DEPTH), lang=lang, where=where) if terms else []
+            if hits:
+                out[f"translated:{lang}"] = (hits, groups)
+        return out
 
     @property
     def background(self) -> dict[str, dict]:
@@ -213,11 +277,29 @@ class Searcher:
                 self._background = {f: s for f, s in background.of_store(self.store).items() if s is not None}
         return self._background
 
+    def _translated_values(self, translated: dict[str, tuple[list[Hit], list[list[str]]]]) -> dict[str, float]:
+        """K_T(c) of the chunks of the translated lists (:func:`calibrated.keyword_values`, with
+        the share of the query's words the chunk holds in translation: the mean over the
+        words of the share of the word's terms it holds, 0 for a word left untranslated)."""
+        out: dict[str, float] = {}
+        for hits, groups in translated.values():
+            terms = list(dict.fromkeys(t for g in groups for t in g))
+            held = self.store.matched_terms(terms, [h.chunk_id for h in hits]) \
+                if hasattr(self.store, "matched_terms") else \
+                {c: t & set(terms) for c, t in self.store.chunk_terms([h.chunk_id for h in hits]).items()}
+            shares = {c: sum(len(t.intersection(g)) / len(g) for g in groups if g) / len(groups)
+                      for c, t in held.items()}
+            for c, v in keyword_values(hits, shares).items():
+                out[c] = max(out.get(c, 0.0), v)
+        return out
+
     def _calibrated(self, lists: dict[str, list[Hit]], queries: dict[str, np.ndarray | None],
-                    shares: dict[str, float], qlang: str) -> tuple[list, float]:
+                    shares: dict[str, float], qlang: str,
+                    translated: dict[str, float] | None = None) -> tuple[list, float]:
         """Calibrated fusion (:mod:`chaja.search.calibrated`) of one query's lists: the fused
         list and g(q). ``queries``: vector field → the query vector that searches it;
-        ``shares``: chunk → share of the query's terms it holds, for the keyword-like lists."""
+        ``shares``: chunk → share of the query's terms it holds, for the keyword-like lists;
+        ``translated``: K_T of the chunks of the translated keyword lists."""
         cfg = self.cfg
         keyword, title = lists.get("keyword", []), lists.get("title", [])
         if not any(lists.get(m) for m in FIELD_OF_LIST):
@@ -242,7 +324,8 @@ class Searcher:
                           keyword_weight=cfg.calibrated_weights.get("keyword", 1.0),
                           lang_of=self.store.chunk_languages(candidates), qlang=qlang,
                           d0=cfg.language_margin, tau=cfg.language_softness, best_rank=best,
-                          neutral_depth=cfg.keyword_neutral_depth, neutral_best_share=cfg.keyword_neutral_best)
+                          neutral_depth=cfg.keyword_neutral_depth, neutral_best_share=cfg.keyword_neutral_best,
+                          translated=translated or {}, translated_weight=cfg.translated_keyword)
 
     def coverage(self, terms: list[str], keyword: list[Hit],
                  terms_of: Callable[[list[str]], dict[str, set[str]]] | None = None) -> float:
@@ -319,9 +402,17 @@ class Searcher:
             lists["heading"] = heading
         if keyword_used:
             lists["keyword"] = keyword
-        aligned, qa = self.aligned_lists(text, n, where) if use_vectors else ({}, None)
-        lists.update(aligned)
         qlang = detect_language(text)
+        # a keyword list in translation: hybrid search with calibrated fusion only (vector-only stays vectors)
+        words = self.words_to_translate(text, qlang) \
+            if use_vectors and cfg.mode == "hybrid" and cfg.fusion == "calibrated" else []
+        known = self.known_word_vectors(words, qlang)
+        unknown = [w for w in words if w not in known]
+        aligned, qa, encoded = self.aligned_lists(text, n, where, unknown) if use_vectors else ({}, None, None)
+        lists.update(aligned)
+        translated = self.translated_lists(words, {**known, **dict(zip(unknown, encoded))}, qlang, n, where) \
+            if qa is not None and words else {}
+        lists.update({name: hits for name, (hits, _) in translated.items()})
         if cfg.cross_language_keyword:
             lists.update(self.cross_language_lists(qlang, terms, n, where))
         if cfg.cross_language_vector and qv is not None:
@@ -339,7 +430,8 @@ class Searcher:
             held = terms_of([h.chunk_id for m in ("keyword", "title") for h in lists.get(m, [])])
             shares = {cid: term_coverage(terms, t) for cid, t in held.items()}
             queries = {"chunk": qv, "heading": qv, "aligned": qa, "aligned_heading": qa}
-            fused, signals["keyword_share"] = self._calibrated(lists, queries, shares, qlang)
+            fused, signals["keyword_share"] = self._calibrated(lists, queries, shares, qlang,
+                                                               self._translated_values(translated))
         else:
             raise ValueError(f"search.fusion must be calibrated, convex or rrf, not {cfg.fusion!r}")
         order, scores, fetched = self._weighted(fused)

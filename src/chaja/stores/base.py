@@ -88,6 +88,11 @@ class Store(Protocol):
         first ``n`` by :func:`sample_order`, for the background statistics of calibrated fusion."""
         ...
 
+    def chunk_sample(self, n: int) -> list[Chunk]:
+        """At most ``n`` stored chunks, the first ``n`` by :func:`sample_order` (the words of
+        the translation lexicon, :mod:`chaja.search.lexicon`, are counted over them)."""
+        ...
+
     def chunk_languages(self, ids: list[str]) -> dict[str, str]:
         """The language of each listed chunk that exists (without reading its text)."""
         ...

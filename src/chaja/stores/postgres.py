@@ -1246,6 +1246,15 @@ class PostgresStore:
         return np.stack([np.asarray(r[0].to_numpy() if hasattr(r[0], "to_numpy") else r[0], dtype=np.float32)
                          for r in rows])
 
+    def chunk_sample(self, n: int) -> list[Chunk]:
+        """At most ``n`` stored chunks: the first ``n`` by md5 of the chunk id, as
+        :func:`chaja.stores.base.sample_order` orders them."""
+        rows = self._run("cannot read chunks", lambda: self.conn.execute(self._q(
+            "SELECT id FROM {s}.chunks ORDER BY md5(id) LIMIT %s"), (int(n),)).fetchall())
+        ids = [r[0] for r in rows]
+        found = self.chunks(ids)
+        return [found[i] for i in ids if i in found]
+
     def _row_count(self, table: str) -> int:
         """Rows in ``table``, counted at most every ROW_COUNT_TTL seconds (and after
         this object's own writes); decides between exact and HNSW search."""

@@ -614,6 +614,14 @@ class SqliteStore:
         chosen = sorted(range(len(ids)), key=lambda i: sample_order(ids[i]))[:n]
         return mat[np.sort(np.asarray(chosen, dtype=np.int64))]
 
+    def chunk_sample(self, n: int) -> list[Chunk]:
+        """At most ``n`` stored chunks: the first ``n`` by :func:`sample_order`."""
+        ids = sorted(self._vectors("chunk")[1], key=sample_order)[:n]
+        found: dict[str, Chunk] = {}
+        for at in range(0, len(ids), 5000):
+            found.update(self.chunks(ids[at:at + 5000]))
+        return [found[i] for i in ids if i in found]
+
     def chunk_languages(self, ids: list[str]) -> dict[str, str]:
         """The language of each listed chunk, from the in-memory chunk matrix's columns."""
         langs, row = self._vectors("chunk")[2], self._row_of("chunk")

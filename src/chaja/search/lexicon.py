@@ -1,0 +1,143 @@
+"""The store's own words per language, as aligned vectors: word-by-word query translation.
+
+The keyword list cannot see across scripts: a Korean question's bigrams never match an
+English page. The aligned encoder (:mod:`chaja.encoders.aligned`) puts a word and its
+translation close together even as single words (상태 → state 0.87, 경계 → boundary
+0.91, 사용자 → user 0.95), so a query's content words can be carried into another
+language by nearest neighbour among that language's words *in this store*:
+
+    t(w, L) = argmax_{u ∈ W_L} a(w)·a(u),  kept when a(w)·a(u) ≥ θ,
+
+with W_L the lexicon of language L and a(·) the aligned encoder's unit vector. The
+translated words, analysed as the store analyses text, search L's chunks as one more
+keyword list (:meth:`Searcher.translated_lists`), and calibrated fusion counts it for
+those chunks only (:mod:`chaja.search.calibrated`).
+
+A language's lexicon is the content words (:func:`chaja.search.query.content_words`;
+Hangul words for Korean, the other words for every other language) of a sample of its
+chunks (at most :data:`SAMPLE` chunks of the store, in the order
+:meth:`Store.chunk_sample` gives, the same in every store) seen at least
+:data:`MIN_COUNT` times, the :data:`MAX_WORDS` most frequent kept. It is recorded in
+the store's meta (``index.lexicon``, vectors as float16) with the statistics, and a
+word's vector is reused from the previous lexicon rather than encoded again.
+"""
+from __future__ import annotations
+
+import base64
+import functools
+import json
+from collections import Counter
+from collections.abc import Iterable
+
+import numpy as np
+
+from chaja.function_words import is_hangul
+from chaja.search.query import content_words
+
+META_KEY = "index.lexicon"
+SAMPLE = 20_000       # chunks read to count words
+MIN_COUNT = 2         # a word seen fewer times in the sample is not in the lexicon
+MAX_WORDS = 30_000    # the most frequent words kept per language
+ENCODE_BATCH = 256
+
+
+def words_of(text: str, lang: str) -> list[str]:
+    """The lexicon words of one text in ``lang``: its content words in that language's
+    script (Hangul for ``ko``, any other for the rest), two characters or more, not numbers."""
+    korean = lang == "ko"
+    return [w for w in content_words(text)
+            if len(w) >= 2 and is_hangul(w) == korean and not w.isdigit()]
+
+
+def count_words(texts: Iterable[tuple[str, str]]) -> dict[str, Counter]:
+    """language → word → count, over ``(lang, text)`` pairs (chunks with no language skipped)."""
+    counts: dict[str, Counter] = {}
+    for lang, text in texts:
+        if lang:
+            counts.setdefault(lang, Counter()).update(words_of(text, lang))
+    return counts
+
+
+class Lexicon:
+    """Per language, its words and their unit aligned vectors (rows of one matrix)."""
+
+    def __init__(self, words: dict[str, list[str]], vectors: dict[str, np.ndarray]):
+        self.words, self.vectors = words, vectors
+        self._rows: dict[str, dict[str, int]] = {}
+        #: (word, language, threshold) → its translation, once computed (a search asks again and again)
+        self.translations: dict[tuple[str, str, float], str | None] = {}
+
+    def vector_of(self, word: str, lang: str) -> np.ndarray | None:
+        """The stored vector of ``word`` in ``lang``'s lexicon (no encoding needed), or None."""
+        rows = self._rows.get(lang)
+        if rows is None:
+            rows = self._rows[lang] = {w: i for i, w in enumerate(self.words.get(lang, []))}
+        i = rows.get(word)
+        return None if i is None else self.vectors[lang][i]
+
+    @property
+    def languages(self) -> list[str]:
+        return sorted(lang for lang, ws in self.words.items() if ws)
+
+    def known(self) -> dict[str, np.ndarray]:
+        """word → vector, over every language (to reuse when the lexicon is rebuilt)."""
+        return {w: self.vectors[lang][i] for lang, ws in self.words.items() for i, w in enumerate(ws)}
+
+    def translate(self, vectors: np.ndarray, lang: str, threshold: float) -> list[str | None]:
+        """For each row of ``vectors`` (aligned vectors of query words), the nearest word of
+        ``lang`` when its cosine is at least ``threshold``, else None."""
+        mat = self.vectors.get(lang)
+        if mat is None or not len(mat) or not len(vectors):
+            return [None] * len(vectors)
+        scores = np.asarray(vectors, dtype=np.float32) @ mat.T
+        best = scores.argmax(axis=1)
+        return [self.words[lang][j] if scores[i, j] >= threshold else None for i, j in enumerate(best)]
+
+
+def build(texts: Iterable[tuple[str, str]], encoder, previous: Lexicon | None = None) -> Lexicon:
+    """The lexicon of ``(lang, text)`` pairs, new words encoded with ``encoder`` (the aligned
+    encoder), known ones taken from ``previous``."""
+    known = previous.known() if previous is not None else {}
+    words: dict[str, list[str]] = {}
+    for lang, counter in sorted(count_words(texts).items()):
+        kept = [w for w, c in sorted(counter.items(), key=lambda wc: (-wc[1], wc[0])) if c >= MIN_COUNT]
+        words[lang] = kept[:MAX_WORDS]
+    missing = sorted({w for ws in words.values() for w in ws if w not in known})
+    for at in range(0, len(missing), ENCODE_BATCH):
+        batch = missing[at:at + ENCODE_BATCH]
+        for w, v in zip(batch, encoder.encode_passages(batch)):
+            known[w] = v
+    vectors = {}
+    for lang, ws in words.items():
+        mat = np.stack([np.asarray(known[w], dtype=np.float32) for w in ws]) if ws else np.zeros((0, 0), np.float32)
+        if mat.size:
+            mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-12)
+        vectors[lang] = mat
+    return Lexicon(words, vectors)
+
+
+def encode(lex: Lexicon) -> str:
+    return json.dumps({lang: {"words": ws, "dim": int(lex.vectors[lang].shape[1]) if ws else 0,
+                              "vectors": base64.b64encode(lex.vectors[lang].astype(np.float16).tobytes()).decode("ascii")}
+                       for lang, ws in sorted(lex.words.items())}, ensure_ascii=False)
+
+
+def decode(text: str | None) -> Lexicon | None:
+    """The lexicon :func:`encode` wrote, or None (shared between callers: read only)."""
+    return _decoded(text) if text else None
+
+
+@functools.lru_cache(maxsize=2)
+def _decoded(text: str) -> Lexicon | None:
+    try:
+        raw = json.loads(text)
+        words, vectors = {}, {}
+        for lang, entry in raw.items():
+            ws, dim = list(entry["words"]), int(entry["dim"])
+            mat = np.frombuffer(base64.b64decode(entry["vectors"]), dtype=np.float16).astype(np.float32)
+            mat = mat.reshape(len(ws), dim) if ws else np.zeros((0, 0), np.float32)
+            mat.flags.writeable = False
+            words[lang], vectors[lang] = ws, mat
+        return Lexicon(words, vectors)
+    except (ValueError, KeyError, TypeError):
+        return None          # a damaged value: no translation until the next index run rewrites it

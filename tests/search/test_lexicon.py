@@ -1,0 +1,95 @@
+"""The translation lexicon, with the real multilingual USE v3 encoder."""
+import numpy as np
+import pytest
+
+from chaja.encoders.aligned import UseM3Encoder
+from chaja.search import lexicon
+
+
+class Counting:
+    """The real encoder, counting the texts it is asked to encode."""
+
+    def __init__(self, inner):
+        self.inner, self.seen = inner, []
+
+    def encode_passages(self, texts):
+        self.seen += list(texts)
+        return self.inner.encode_passages(texts)
+
+
+@pytest.fixture(scope="module")
+def use():
+    return UseM3Encoder()
+
+
+TEXTS = [
+    ("ko", "컴포넌트의 상태를 초기화하려면 키를 바꿉니다."),
+    ("ko", "상태가 바뀌면 컴포넌트가 다시 렌더링됩니다. 서버에서 렌더링한 HTML"),
+    ("ko", "서버 컴포넌트는 서버에서 실행됩니다."),
+    ("en", "Resetting the state of a component: change its key."),
+    ("en", "When the state changes, the component renders again. The server renders HTML."),
+    ("en", "Server components run only on the server, 2024."),
+    ("", "no language: never counted"),
+]
+
+
+def test_words_are_content_words_of_the_languages_script():
+    assert lexicon.words_of("상태를 어떻게 초기화하나요? useState 2024", "ko") == ["상태", "초기화"]
+    assert lexicon.words_of("How do I reset the state of a component in 2024? 상태 x", "en") == \
+        ["reset", "state", "component"]
+
+
+def test_counts_keep_words_seen_twice_most_frequent_first(use):
+    counts = lexicon.count_words(TEXTS)
+    assert set(counts) == {"ko", "en"}
+    assert counts["en"]["server"] == 3 and counts["ko"]["서버"] == 3
+    lex = lexicon.build(TEXTS, use)
+    assert lex.languages == ["en", "ko"]
+    assert lex.words["en"][:2] == ["server", "component"] or lex.words["en"][:2] == ["component", "server"]
+    assert "reset" not in lex.words["en"]              # seen once
+    assert all(counts["en"][w] >= lexicon.MIN_COUNT for w in lex.words["en"])
+    for lang in lex.languages:
+        assert lex.vectors[lang].shape == (len(lex.words[lang]), 512)
+        np.testing.assert_allclose(np.linalg.norm(lex.vectors[lang], axis=1), 1.0, atol=1e-5)
+
+
+def test_a_korean_word_is_carried_to_its_english_translation(use):
+    lex = lexicon.build(TEXTS, use)
+    words = ["상태", "서버", "컴포넌트", "초콜릿"]
+    found = lex.translate(use.encode_queries(words), "en", 0.7)
+    assert found[:3] == ["state", "server", "component"]
+    assert found[3] is None                            # nothing close enough: left untranslated
+    back = lex.translate(use.encode_queries(["state", "server"]), "ko", 0.7)
+    assert back == ["상태", "서버"]
+    assert lex.translate(use.encode_queries(["state"]), "ja", 0.7) == [None]
+    assert lex.translate(np.zeros((0, 512), np.float32), "en", 0.7) == []
+
+
+def test_a_rebuild_encodes_only_new_words(use):
+    counting = Counting(use)
+    first = lexicon.build(TEXTS, counting)
+    assert sorted(counting.seen) == sorted(w for ws in first.words.values() for w in ws)
+    counting.seen = []
+    more = TEXTS + [("en", "The cache keeps data."), ("en", "A cache of the state.")]
+    second = lexicon.build(more, counting, previous=first)
+    assert counting.seen == ["cache"]
+    assert "cache" in second.words["en"]
+
+
+def test_round_trip_through_the_stores_meta(use):
+    lex = lexicon.build(TEXTS, use)
+    back = lexicon.decode(lexicon.encode(lex))
+    assert back.words == lex.words
+    for lang in lex.languages:
+        np.testing.assert_allclose(back.vectors[lang], lex.vectors[lang], atol=2e-3)   # float16
+    assert lexicon.decode("") is None and lexicon.decode(None) is None
+    assert lexicon.decode("{not json") is None
+    assert lexicon.decode('{"en": {"words": ["a"], "dim": 4, "vectors": "AAAA"}}') is None   # wrong length
+
+
+def test_a_stored_word_needs_no_encoding(use):
+    lex = lexicon.build(TEXTS, use)
+    v = lex.vector_of("상태", "ko")
+    assert v is not None and lex.vector_of("상태", "en") is None and lex.vector_of("초콜릿", "ko") is None
+    np.testing.assert_allclose(v, use.encode_queries(["상태"])[0], atol=1e-5)
+    assert lex.translate(v[None, :], "en", 0.7) == ["state"]
