@@ -93,3 +93,15 @@ def test_a_stored_word_needs_no_encoding(use):
     assert v is not None and lex.vector_of("상태", "en") is None and lex.vector_of("초콜릿", "ko") is None
     np.testing.assert_allclose(v, use.encode_queries(["상태"])[0], atol=1e-5)
     assert lex.translate(v[None, :], "en", 0.7) == ["state"]
+
+
+def test_any_languages_list_answers_a_word_and_translations_stay_bounded(use, monkeypatch):
+    lex = lexicon.build(TEXTS, use)
+    np.testing.assert_array_equal(lex.vector_of("state"), lex.vector_of("state", "en"))
+    assert lex.vector_of("상태") is not None and lex.vector_of("없는말") is None
+    monkeypatch.setattr(lexicon, "MAX_TRANSLATIONS", 3)
+    lex.remember({("a", "en", 0.7): "x", ("b", "en", 0.7): None})
+    lex.remember({("c", "en", 0.7): "y"})
+    assert len(lex.translations) == 3
+    lex.remember({("d", "en", 0.7): "z"})                  # past the bound: the old ones are forgotten
+    assert lex.translations == {("d", "en", 0.7): "z"}

@@ -39,6 +39,7 @@ SAMPLE = 20_000       # chunks read to count words
 MIN_COUNT = 2         # a word seen fewer times in the sample is not in the lexicon
 MAX_WORDS = 30_000    # the most frequent words kept per language
 ENCODE_BATCH = 256
+MAX_TRANSLATIONS = 100_000   # translations a lexicon keeps between searches
 
 
 def words_of(text: str, lang: str) -> list[str]:
@@ -63,17 +64,24 @@ class Lexicon:
 
     def __init__(self, words: dict[str, list[str]], vectors: dict[str, np.ndarray]):
         self.words, self.vectors = words, vectors
-        self._rows: dict[str, dict[str, int]] = {}
-        #: (word, language, threshold) → its translation, once computed (a search asks again and again)
+        self._rows: dict[tuple[str, str], int] | None = None
+        #: (word, language, threshold) → its translation, once computed (a search asks again
+        #: and again); cleared past :data:`MAX_TRANSLATIONS` so a long-running server stays bounded
         self.translations: dict[tuple[str, str, float], str | None] = {}
 
-    def vector_of(self, word: str, lang: str) -> np.ndarray | None:
-        """The stored vector of ``word`` in ``lang``'s lexicon (no encoding needed), or None."""
-        rows = self._rows.get(lang)
-        if rows is None:
-            rows = self._rows[lang] = {w: i for i, w in enumerate(self.words.get(lang, []))}
-        i = rows.get(word)
-        return None if i is None else self.vectors[lang][i]
+    def _row(self, lang: str, word: str) -> int | None:
+        if self._rows is None:
+            self._rows = {(lang_, w): i for lang_, ws in self.words.items() for i, w in enumerate(ws)}
+        return self._rows.get((lang, word))
+
+    def vector_of(self, word: str, lang: str | None = None) -> np.ndarray | None:
+        """The stored vector of ``word`` in ``lang``'s lexicon, or in any language's with
+        ``lang`` None (the vector of a word is the same whichever list holds it), or None."""
+        for name in ([lang] if lang is not None else self.languages):
+            i = self._row(name, word)
+            if i is not None:
+                return self.vectors[name][i]
+        return None
 
     @property
     def languages(self) -> list[str]:
@@ -82,6 +90,12 @@ class Lexicon:
     def known(self) -> dict[str, np.ndarray]:
         """word → vector, over every language (to reuse when the lexicon is rebuilt)."""
         return {w: self.vectors[lang][i] for lang, ws in self.words.items() for i, w in enumerate(ws)}
+
+    def remember(self, found: dict[tuple[str, str, float], str | None]) -> None:
+        """Keep translations for the next search (all forgotten once there are too many)."""
+        if len(self.translations) + len(found) > MAX_TRANSLATIONS:
+            self.translations.clear()
+        self.translations.update(found)
 
     def translate(self, vectors: np.ndarray, lang: str, threshold: float) -> list[str | None]:
         """For each row of ``vectors`` (aligned vectors of query words), the nearest word of

@@ -225,21 +225,12 @@ class Searcher:
             return []
         return lexicon.words_of(text, "ko" if qlang == "ko" else "")
 
-    def known_word_vectors(self, words: list[str], qlang: str) -> dict[str, np.ndarray]:
-        """The vectors of those ``words`` the lexicon of the query's own language holds (they
-        need no encoding; the rest are encoded with the query)."""
+    def known_word_vectors(self, words: list[str]) -> dict[str, np.ndarray]:
+        """The vectors of those ``words`` the lexicon holds (they need no encoding; the rest
+        are encoded with the query)."""
         lex = self.lexicon
-        if lex is None:
-            return {}
-        own = ["ko"] if qlang == "ko" else [qlang, *(lang for lang in lex.languages if lang not in ("ko", qlang))]
-        out = {}
-        for w in words:
-            for lang in own:
-                v = lex.vector_of(w, lang)
-                if v is not None:
-                    out[w] = v
-                    break
-        return out
+        found = {w: lex.vector_of(w) for w in words} if lex is not None else {}
+        return {w: v for w, v in found.items() if v is not None}
 
     def translated_lists(self, words: list[str], vectors: Mapping[str, np.ndarray], qlang: str, n: int,
                          where: Filters | None = None) -> dict[str, tuple[list[Hit], list[list[str]]]]:
@@ -257,9 +248,9 @@ class Searcher:
                 continue
             todo = [w for w in words if (w, lang, threshold) not in lex.translations]
             if todo:
-                found = lex.translate(np.stack([vectors[w] for w in todo]), lang, threshold)
-                lex.translations.update({(w, lang, threshold): t for w, t in zip(todo, found)})
-            found = [lex.translations[(w, lang, threshold)] for w in words]
+                fresh = lex.translate(np.stack([vectors[w] for w in todo]), lang, threshold)
+                lex.remember({(w, lang, threshold): t for w, t in zip(todo, fresh)})
+            found = [lex.translations.get((w, lang, threshold)) for w in words]
             groups = [list(dict.fromkeys(self.analyzer(w))) if w else [] for w in found]
             terms = list(dict.fromkeys(t for g in groups for t in g))[:MAX_QUERY_TERMS]
             hits = self.keyword_list(terms, min(n, TRANSLATED_DEPTH), lang=lang, where=where) if terms else []
@@ -284,9 +275,7 @@ class Searcher:
         out: dict[str, float] = {}
         for hits, groups in translated.values():
             terms = list(dict.fromkeys(t for g in groups for t in g))
-            held = self.store.matched_terms(terms, [h.chunk_id for h in hits]) \
-                if hasattr(self.store, "matched_terms") else \
-                {c: t & set(terms) for c, t in self.store.chunk_terms([h.chunk_id for h in hits]).items()}
+            held = self._terms_memo(terms)([h.chunk_id for h in hits])
             shares = {c: sum(len(t.intersection(g)) / len(g) for g in groups if g) / len(groups)
                       for c, t in held.items()}
             for c, v in keyword_values(hits, shares).items():
@@ -325,7 +314,7 @@ class Searcher:
                           lang_of=self.store.chunk_languages(candidates), qlang=qlang,
                           d0=cfg.language_margin, tau=cfg.language_softness, best_rank=best,
                           neutral_depth=cfg.keyword_neutral_depth, neutral_best_share=cfg.keyword_neutral_best,
-                          translated=translated or {}, translated_weight=cfg.translated_keyword)
+                          translated=translated, translated_weight=cfg.translated_keyword)
 
     def coverage(self, terms: list[str], keyword: list[Hit],
                  terms_of: Callable[[list[str]], dict[str, set[str]]] | None = None) -> float:
@@ -406,7 +395,7 @@ class Searcher:
         # a keyword list in translation: hybrid search with calibrated fusion only (vector-only stays vectors)
         words = self.words_to_translate(text, qlang) \
             if use_vectors and cfg.mode == "hybrid" and cfg.fusion == "calibrated" else []
-        known = self.known_word_vectors(words, qlang)
+        known = self.known_word_vectors(words)
         unknown = [w for w in words if w not in known]
         aligned, qa, encoded = self.aligned_lists(text, n, where, unknown) if use_vectors else ({}, None, None)
         lists.update(aligned)
