@@ -120,3 +120,14 @@ def test_a_reader_applies_another_connections_writes_row_by_row(tmp_path, monkey
     finally:
         reader.close()
         writer.close()
+
+
+def test_mapped_ids_are_taken_by_row_as_they_are_read_one_by_one():
+    names = ["d0#0", "문서#1", "", "x" * 300, "é#2"]
+    encoded = [n.encode("utf-8") for n in names]
+    offsets = np.concatenate([[0], np.cumsum([len(b) for b in encoded])]).astype(np.int64)
+    ids = sqlite_vectors.ChunkIds(np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets)
+    rows = [4, 1, 1, 0, 3, 2]
+    assert ids.take(np.array(rows)) == [ids[i] for i in rows] == [names[i] for i in rows]
+    assert ids.take(np.array([], dtype=np.int64)) == []
+    assert sqlite_vectors.ids_at(names, rows) == sqlite_vectors.ids_at(ids, rows)

@@ -32,6 +32,8 @@ when either is held to the gate's share by one keyword result, so "warranty ë³´ì
 """
 from __future__ import annotations
 
+import functools
+
 from chaja.analysis import Analyzer, bigram_terms, kiwi_terms
 from chaja.function_words import (EN_STOPWORDS, KO_ENDINGS, KO_PARTICLES, KO_STOPWORDS, is_hangul,
                                   korean_stem, strip_suffix, word_pieces)
@@ -69,7 +71,13 @@ def korean_content_stem(word: str) -> str:
 
 
 def content_words(text: str) -> list[str]:
-    """The words of a query that say what it asks, in order (may be empty)."""
+    """The words of a query that say what it asks, in order (may be empty). A search asks
+    for them twice (its terms, and the words it translates), so the last texts' are kept."""
+    return list(_content_words(text))
+
+
+@functools.lru_cache(maxsize=256)
+def _content_words(text: str) -> tuple[str, ...]:
     words: list[str] = []
     for glued, piece in word_pieces(text):
         if is_hangul(piece):
@@ -80,7 +88,7 @@ def content_words(text: str) -> list[str]:
             piece = ""
         if piece:
             words.append(piece)
-    return words
+    return tuple(words)
 
 
 def _is_function_term(term: str) -> bool:

@@ -49,6 +49,10 @@ def term_hash(term: str) -> int:
     return int.from_bytes(hashlib.blake2b(term.encode("utf-8"), digest_size=8).digest(), "little")
 
 
+#: terms whose slots a segment remembers
+SLOT_MEMO = 4096
+
+
 @dataclass
 class Segment:
     """The postings of some chunk rows; see the module docstring for the layout."""
@@ -63,6 +67,8 @@ class Segment:
     langs: np.ndarray           # uint8 [R] index into lang_names
     lang_names: list[str]
     header: dict = field(default_factory=dict)
+    #: term → its slot, for the terms searched lately (a segment never changes once made)
+    _slots: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def n_rows(self) -> int:
@@ -73,7 +79,17 @@ class Segment:
         return int(self.hashes.shape[0])
 
     def term_slot(self, term: str) -> int:
-        """The term's index, or -1 when the segment does not hold it."""
+        """The term's index, or -1 when the segment does not hold it (remembered for the
+        last :data:`SLOT_MEMO` terms: a search asks for each query term several times)."""
+        slot = self._slots.get(term)
+        if slot is None:
+            slot = self._find_slot(term)
+            if len(self._slots) >= SLOT_MEMO:
+                self._slots.clear()
+            self._slots[term] = slot
+        return slot
+
+    def _find_slot(self, term: str) -> int:
         h = np.uint64(term_hash(term))
         i = int(np.searchsorted(self.hashes, h))
         raw = term.encode("utf-8")

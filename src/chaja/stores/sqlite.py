@@ -342,7 +342,31 @@ class SqliteStore:
         return got
 
     def _ids_of(self, rowids: list[int]) -> dict[int, str]:
-        return dict(select_in(self._db, "SELECT rowid, id FROM chunks WHERE rowid IN ({marks})", rowids))
+        """rowid → chunk id of the live rows among ``rowids``: from the chunk matrix's
+        rowids (current as of :meth:`_fresh`), SQL for any it lacks (a chunk with no vector)."""
+        _, ids, _ = self._vectors("chunk")
+        known = self._matrix_rowids.get("chunk")
+        want = np.asarray(rowids, dtype=np.int64)
+        if known is None or not known.size or not want.size:
+            found, missing = {}, rowids
+        else:
+            pos = np.minimum(np.searchsorted(known, want), known.size - 1)
+            hit = known[pos] == want
+            found = dict(zip(want[hit].tolist(), sqlite_vectors.ids_at(ids, pos[hit])))
+            missing = want[~hit].tolist()
+        if missing:
+            found.update(select_in(self._db, "SELECT rowid, id FROM chunks WHERE rowid IN ({marks})", missing))
+        return found
+
+    def _rowids_of(self, ids: list[str]) -> dict[str, int]:
+        """chunk id → rowid of the live chunks among ``ids``, as :meth:`_ids_of` finds them."""
+        row = self._row_of("chunk")
+        known = self._matrix_rowids.get("chunk")
+        found = {c: int(known[row[c]]) for c in ids if c in row}
+        missing = [c for c in ids if c not in found]
+        if missing:
+            found.update(select_in(self._db, "SELECT id, rowid FROM chunks WHERE id IN ({marks})", missing))
+        return found
 
     def _dim(self, field: str) -> int:
         return int(self.get_meta("aligned_dim" if field.startswith("aligned") else "dim") or 0)
@@ -561,7 +585,7 @@ class SqliteStore:
             return []
         top = np.argpartition(-scores, n - 1)[:n] if n < len(scores) else np.arange(len(scores))
         top = top[np.lexsort((top, -scores[top]))]
-        return [Hit(ids[i], float(scores[i])) for i in top]
+        return [Hit(cid, s) for cid, s in zip(sqlite_vectors.ids_at(ids, top), scores[top].tolist())]
 
     def _approximate(self, graph: sqlite_ann.Graph, q: np.ndarray, n: int, field: str) -> list[Hit]:
         """Top ``n`` from the graph's candidates plus every row written since it, rescored
@@ -583,7 +607,7 @@ class SqliteStore:
         rows = np.unique(pos[rowids[pos] == keys])
         scores = mat[rows] @ q
         order = np.lexsort((rows, -scores))[:n]
-        return [Hit(ids[rows[i]], float(scores[i])) for i in order]
+        return [Hit(cid, s) for cid, s in zip(sqlite_vectors.ids_at(ids, rows[order]), scores[order].tolist())]
 
     def _row_of(self, field: str) -> dict[str, int]:
         """chunk id → its row in the ``field`` matrix; kept with the matrix until a write."""
@@ -646,7 +670,7 @@ class SqliteStore:
         if tokens is None or tokens != list(dict.fromkeys(terms)):
             wanted = set(terms)
             return {c: t & wanted for c, t in self.chunk_terms(ids).items()}
-        rowid_of = dict(select_in(self._db, "SELECT id, rowid FROM chunks WHERE id IN ({marks})", ids))
+        rowid_of = self._rowids_of(ids)
         held = self._keywords.refresh().holding(tokens, list(rowid_of.values()))
         return {c: held[r] for c, r in rowid_of.items()}
 

@@ -48,6 +48,19 @@ class ChunkIds(Sequence):
         raw, off = self._raw.tobytes(), self._offsets.tolist()
         return (raw[off[i]:off[i + 1]].decode("utf-8") for i in range(len(off) - 1))
 
+    def take(self, rows) -> list[str]:
+        """The ids of ``rows`` (a search's hits): their offsets gathered at once and each id
+        decoded from a view of the buffer, not one NumPy slice per id."""
+        rows = np.asarray(rows, dtype=np.int64)
+        view = memoryview(self._raw)
+        return [str(view[lo:hi], "utf-8")
+                for lo, hi in zip(self._offsets[rows].tolist(), self._offsets[rows + 1].tolist())]
+
+
+def ids_at(ids: Sequence[str], rows) -> list[str]:
+    """``[ids[i] for i in rows]``, for a plain list of ids or a mapped :class:`ChunkIds`."""
+    return ids.take(rows) if isinstance(ids, ChunkIds) else [ids[i] for i in rows]
+
 
 def write(store_path: Path, field: str, matrix: np.ndarray, ids: Sequence[str], langs: np.ndarray,
           rowids: np.ndarray, *, seq: int, store_id: str) -> None:
