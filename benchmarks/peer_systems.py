@@ -69,8 +69,8 @@ class Chaja:
         import time
 
         from chaja.documents import Chunk, ChunkRecord, Document, Section
-        from chaja.encoders.aligned import UseM3Encoder
-        from chaja.search import background
+        from chaja.encoders.aligned import UseM3Encoder, get_aligned_encoder
+        from chaja.search import background, lexicon
         from chaja.search.languages import META_KEY, encode_means
         from chaja.stores.sqlite import SqliteStore
 
@@ -101,12 +101,20 @@ class Chaja:
         statistics = time.perf_counter() - t0 - rows
         store.compact(force=True)
         keywords = time.perf_counter() - t0 - rows - statistics
+        # the translation lexicon, as Index.add records it: it encodes the store's words with
+        # the aligned encoder, so it is timed apart (encoding is not counted as ingest)
+        t1 = time.perf_counter()
+        built = lexicon.build(((c.lang, f"{c.section_name}\n{c.text}") for c in store.chunk_sample(lexicon.SAMPLE)),
+                              get_aligned_encoder("use-m3"))
+        store.set_meta(lexicon.META_KEY, lexicon.encode(built))
+        lexicon_s = time.perf_counter() - t1
         store.set_meta("encoder", self.encoder_name)
         store.set_meta("aligned_encoder", UseM3Encoder.name)
         for key in ("analyzer", "chunk_chars", "heading_vectors", "aligned_vectors"):
             store.set_meta(f"index.{key}", str(getattr(cfg.index, key)))
         store.close()
-        return {"rows_s": rows, "statistics_s": statistics, "keyword_index_s": keywords}
+        return {"rows_s": rows, "statistics_s": statistics, "keyword_index_s": keywords, "lexicon_s": lexicon_s,
+                "excluded_s": lexicon_s}
 
     def open(self) -> None:
         import chaja
@@ -116,10 +124,22 @@ class Chaja:
         enc_name = self.idx.store.get_meta("encoder")
         self.idx._encoder = Precomputed(enc_name, 384, {q["text"]: np.asarray(q["vector"], np.float32)
                                                         for q in self.queries})
-        self.idx._aligned = Precomputed(UseM3Encoder.name, 512, {q["text"]: np.asarray(q["aligned_vector"], np.float32)
-                                                                 for q in self.queries})
+        aligned = {q["text"]: np.asarray(q["aligned_vector"], np.float32) for q in self.queries}
+        self.idx._aligned = Precomputed(UseM3Encoder.name, 512, aligned)
         self.store = self.idx.store
         self.searcher = self.idx.searcher()
+
+    def prepare(self) -> None:
+        """The query words the lexicon lacks, which a search encodes with the query: encoded
+        here, after the open is timed and before any search is."""
+        from chaja.encoders.aligned import get_aligned_encoder
+        from chaja.language import detect_language
+
+        aligned = self.idx._aligned.table
+        words = {w for q in self.queries for w in self.searcher.words_to_translate(q["text"], detect_language(q["text"]))}
+        unknown = sorted(words - set(self.searcher.known_word_vectors(sorted(words))))
+        if unknown:
+            aligned.update(zip(unknown, get_aligned_encoder("use-m3").encode_queries(unknown)))
 
     def keys(self, ids) -> list[int]:
         return [int(i[1:]) for i in ids]
