@@ -104,9 +104,7 @@ class Chaja:
         # the translation lexicon, as Index.add records it: it encodes the store's words with
         # the aligned encoder, so it is timed apart (encoding is not counted as ingest)
         t1 = time.perf_counter()
-        built = lexicon.build(((c.lang, f"{c.section_name}\n{c.text}") for c in store.chunk_sample(lexicon.SAMPLE)),
-                              get_aligned_encoder("use-m3"))
-        store.set_meta(lexicon.META_KEY, lexicon.encode(built))
+        store.set_meta(lexicon.META_KEY, lexicon.encode(lexicon.of_store(store, get_aligned_encoder("use-m3"))))
         lexicon_s = time.perf_counter() - t1
         store.set_meta("encoder", self.encoder_name)
         store.set_meta("aligned_encoder", UseM3Encoder.name)

@@ -151,9 +151,8 @@ class Index:
             if self.store.get_meta(lexicon.META_KEY) != "":
                 self.store.set_meta(lexicon.META_KEY, "")      # recorded: none
             return
-        sample = self.store.chunk_sample(lexicon.SAMPLE)
         previous = lexicon.decode(self.store.get_meta(lexicon.META_KEY))
-        built = lexicon.build(((c.lang, f"{c.section_name}\n{c.text}") for c in sample), aligned, previous)
+        built = lexicon.of_store(self.store, aligned, previous)
         self.store.set_meta(lexicon.META_KEY, lexicon.encode(built))
 
     def _record_settings(self, enc: Encoder, aligned: Encoder | None = None) -> None:

@@ -130,6 +130,13 @@ def build(texts: Iterable[tuple[str, str]], encoder, previous: Lexicon | None = 
     return Lexicon(words, vectors)
 
 
+def of_store(store, encoder, previous: Lexicon | None = None) -> Lexicon:
+    """The lexicon of a store: :func:`build` over its chunk sample (:meth:`Store.chunk_sample`,
+    at most :data:`SAMPLE` chunks), each chunk read as its section name and text."""
+    sample = store.chunk_sample(SAMPLE)
+    return build(((c.lang, f"{c.section_name}\n{c.text}") for c in sample), encoder, previous)
+
+
 def encode(lex: Lexicon) -> str:
     return json.dumps({lang: {"words": ws, "dim": int(lex.vectors[lang].shape[1]) if ws else 0,
                               "vectors": base64.b64encode(lex.vectors[lang].astype(np.float16).tobytes()).decode("ascii")}

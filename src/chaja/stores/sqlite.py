@@ -92,6 +92,13 @@ VECTOR_FIELDS = {"chunk": "vector", "heading": "heading_vector", "aligned": "ali
                  "aligned_heading": "aligned_heading_vector"}
 
 
+def _positions(sorted_rowids: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each of ``keys`` would sit in ``sorted_rowids`` (non-empty, ascending), and
+    whether it is there."""
+    pos = np.minimum(np.searchsorted(sorted_rowids, keys), sorted_rowids.size - 1)
+    return pos, sorted_rowids[pos] == keys
+
+
 class SqliteStore:
     """One-file store. Safe for one writer and many readers (WAL); one object per thread."""
 
@@ -350,8 +357,7 @@ class SqliteStore:
         if known is None or not known.size or not want.size:
             found, missing = {}, rowids
         else:
-            pos = np.minimum(np.searchsorted(known, want), known.size - 1)
-            hit = known[pos] == want
+            pos, hit = _positions(known, want)
             found = dict(zip(want[hit].tolist(), sqlite_vectors.ids_at(ids, pos[hit])))
             missing = want[~hit].tolist()
         if missing:
@@ -603,8 +609,8 @@ class SqliteStore:
         if touched.size:
             keys = keys[~np.isin(keys, touched)]
             keys = np.concatenate([keys, touched])
-        pos = np.minimum(np.searchsorted(rowids, keys), rowids.size - 1)
-        rows = np.unique(pos[rowids[pos] == keys])
+        pos, hit = _positions(rowids, keys)
+        rows = np.unique(pos[hit])
         scores = mat[rows] @ q
         order = np.lexsort((rows, -scores))[:n]
         return [Hit(cid, s) for cid, s in zip(sqlite_vectors.ids_at(ids, rows[order]), scores[order].tolist())]
