@@ -21,3 +21,9 @@ def test_a_list_that_does_not_hold_the_chunk_is_not_named():
     line = why_line(document({"vector": 1}, vector_rank=1, vector_score=0.9), keyword_used=True)
     assert line == "keyword #-, vector #1 (cos 0.900), fused 2.4900"
     assert "aligned" not in line and "heading" not in line
+
+
+def test_every_other_list_that_holds_the_chunk_is_named_by_its_name():
+    line = why_line(document({"vector": 2, "title": 4, "keyword:en": 7}, vector_rank=2, vector_score=0.8),
+                    keyword_used=True)
+    assert line == "keyword #-, vector #2 (cos 0.800), keyword:en #7, title #4, fused 2.4900"

@@ -46,17 +46,21 @@ def _fmt_rank(r: int | None) -> str:
     return "-" if r is None else str(r)
 
 
+#: the lists the why line names first, in its own words; every other list follows by name
+SHOWN_FIRST = ("keyword", "vector", "heading")
+
+
 def why_line(d: DocumentResult, keyword_used: bool) -> str:
-    """Why a document ranked where it did: its best chunk's place in each list it is in
-    (keyword and vector always; heading, aligned, aligned heading and translated lists
-    where they hold it)."""
+    """Why a document ranked where it did: its best chunk's place in the keyword and
+    vector lists, then in every other list that holds it (heading, then by name: aligned,
+    aligned heading, title, translated:<lang>, ...)."""
     b = d.best
     kw = f"keyword #{_fmt_rank(b.keyword_rank)}" + ("" if keyword_used or b.keyword_rank is None else " (not fused)")
     return (f"{kw}, vector #{_fmt_rank(b.vector_rank)}"
             + (f" (cos {b.vector_score:.3f})" if b.vector_score is not None else "")
             + (f", heading #{b.heading_rank}" if b.heading_rank is not None else "")
-            + "".join(f", {name.replace('_', ' ')} #{b.ranks[name]}" for name in ("aligned", "aligned_heading") if name in b.ranks)
-            + "".join(f", {name} #{rank}" for name, rank in sorted(b.ranks.items()) if name.startswith("translated:"))
+            + "".join(f", {name.replace('_', ' ')} #{rank}" for name, rank in sorted(b.ranks.items())
+                      if name not in SHOWN_FIRST)
             + f", fused {b.score:.4f}" + (", reserved slot" if b.reserved else "")
             + (f", reranked from #{b.fused_rank} (score {b.rerank_score:.3f}, p {b.rerank_probability:.2f})"
                if b.rerank_score is not None else "")
