@@ -159,3 +159,20 @@ def test_the_e5_graphs_hold_vectors_without_their_language_direction(tmp_path):
         assert np.mean(recall) >= 0.9       # 0.58 when it asks for n rows only
     finally:
         s.close()
+
+
+def test_vector_many_returns_what_one_call_each_returns(store):
+    """Several fields searched side by side: the graph's field, an exact one, after a write."""
+    store.put_documents(docs(clustered(5, 9), prefix="late"))           # rows the graph does not hold
+    queries = clustered(8, 10)
+    asked = [(q, n, "chunk") for q, n in zip(queries, (1, 5, 10, 60, 3, 7, 10, 20))]
+    asked += [(queries[0], 10, "heading")]                              # no heading vectors: nothing
+    many = store.vector_many(asked)
+    assert many == [store.vector(q, n, field=f) for q, n, f in asked]
+    assert many[-1] == [] and [len(h) for h in many[:4]] == [1, 5, 10, 60]
+
+
+def test_vector_many_raises_for_a_query_of_the_wrong_dimension(store):
+    from chaja.stores.base import StoreError
+    with pytest.raises(StoreError, match="dimension"):
+        store.vector_many([(clustered(1, 1)[0], 5, "chunk"), (np.ones(DIM + 1, np.float32), 5, "chunk")])

@@ -7,7 +7,8 @@
    against the vectors of the chunks' section names (title > heading path);
    aligned lists (``aligned_list``, ``aligned_heading_list``, on a store of more
    than one language): the aligned encoder's vectors of passages and section
-   names, in which translations land together (docs/crosslingual.md);
+   names, in which translations land together (docs/crosslingual.md); the vector
+   lists are asked for in one call, which the SQLite store answers side by side;
 3. optional title list: BM25 over titles alone;
 4. the keyword gate may remove the keyword list (see :mod:`chaja.search.gate`),
    judged per script for a mixed-script query;
@@ -190,25 +191,47 @@ class Searcher:
                 out[f"keyword:{lang}"] = hits
         return out
 
-    def aligned_lists(self, text: str, n: int, where: Filters | None = None,
-                      words: list[str] = ()) -> tuple[dict[str, list[Hit]], np.ndarray | None, np.ndarray]:
-        """The aligned encoder's lists, passages (``aligned``) and section names
-        (``aligned_heading``), the query's aligned vector and those of ``words`` (encoded in
-        the same call, for :meth:`translated_lists`); empty unless the store holds those
-        vectors and more than one language (on KorQuAD and SciFact, one language each, they
-        cost 0.01–0.05 nDCG@10)."""
+    def aligned_query(self, text: str, words: list[str] = ()) -> tuple[np.ndarray | None, np.ndarray]:
+        """The query's aligned vector and those of ``words`` (encoded in the same call, for
+        :meth:`translated_lists`); None unless the store holds aligned vectors and more than
+        one language (on KorQuAD and SciFact, one language each, the aligned lists cost
+        0.01–0.05 nDCG@10)."""
         cfg = self.cfg
         none = np.zeros((0, 0), dtype=np.float32)
         if self.aligned is None or not (cfg.aligned_list or cfg.aligned_heading_list) or len(self.languages) < 2:
-            return {}, None, none   # aligned vectors bridge languages: a store of one language searches without them
+            return None, none   # aligned vectors bridge languages: a store of one language searches without them
         encoded = self.aligned.encode_queries([text, *words])
-        qa, word_vectors = encoded[0], encoded[1:]
-        out = {}
-        for name, on in (("aligned", cfg.aligned_list), ("aligned_heading", cfg.aligned_heading_list)):
-            hits = self.store.vector(qa, n, field=name, where=where) if on else []
-            if hits:
-                out[name] = hits
-        return out, qa, word_vectors
+        return encoded[0], encoded[1:]
+
+    def vector_requests(self, qv: np.ndarray | None, qa: np.ndarray | None) -> dict[str, tuple[np.ndarray, str]]:
+        """The vector lists a search asks the store for, list name → (query vector, field):
+        ``vector`` (unless language centering merges per-language lists, :meth:`vector_list`),
+        ``heading``, and the aligned encoder's passages (``aligned``) and section names
+        (``aligned_heading``), each when its setting is on."""
+        cfg = self.cfg
+        out: dict[str, tuple[np.ndarray, str]] = {}
+        if qv is not None:
+            if not (cfg.language_centering and self.language_means):
+                out["vector"] = (qv, "chunk")
+            if cfg.heading_list:
+                out["heading"] = (qv, "heading")
+        if qa is not None:
+            for name, on in (("aligned", cfg.aligned_list), ("aligned_heading", cfg.aligned_heading_list)):
+                if on:
+                    out[name] = (qa, FIELD_OF_LIST[name])
+        return out
+
+    def vector_lists(self, requests: Mapping[str, tuple[np.ndarray, str]], n: int,
+                     where: Filters | None = None) -> dict[str, list[Hit]]:
+        """The hits of each of ``requests`` (:meth:`vector_requests`), in one call where the
+        store can search its fields side by side (``vector_many``)."""
+        many = getattr(self.store, "vector_many", None)
+        asked = [(q, n, field) for q, field in requests.values()]
+        if many is not None:
+            found = many(asked, where=where)
+        else:
+            found = [self.store.vector(q, k, field=field, where=where) for q, k, field in asked]
+        return dict(zip(requests, found))
 
     @property
     def lexicon(self) -> lexicon.Lexicon | None:
@@ -377,7 +400,15 @@ class Searcher:
         keyword = self.keyword_list(terms, n, where=where) if cfg.mode != "vector" else []
         use_vectors = cfg.mode != "keyword" and self.encoder is not None
         qv = self.query_vector(text) if use_vectors else None   # encoded once per search
-        vector = self.vector_list(text, n, qv, where) if use_vectors else []
+        qlang = detect_language(text)
+        # a keyword list in translation: hybrid search with calibrated fusion only (vector-only stays vectors)
+        words = self.words_to_translate(text, qlang) \
+            if use_vectors and cfg.mode == "hybrid" and cfg.fusion == "calibrated" else []
+        known = self.known_word_vectors(words)
+        unknown = [w for w in words if w not in known]
+        qa, encoded = self.aligned_query(text, unknown) if use_vectors else (None, None)
+        found = self.vector_lists(self.vector_requests(qv, qa), n, where)
+        vector = found.pop("vector") if "vector" in found else (self.vector_list(text, n, qv, where) if use_vectors else [])
         coverage = self.coverage(terms, keyword, terms_of)
         keyword_used = bool(keyword) and (not cfg.gate or not vector or coverage >= cfg.gate_share)
         signals = {"top_cosine": vector[0].score if vector else 0.0, "keyword_coverage": coverage}
@@ -385,20 +416,12 @@ class Searcher:
             return SearchResult(query=text, terms=terms, keyword_used=keyword_used, chunks=[], documents=[],
                                 abstained=True, signals=signals)
         lists: dict[str, list[Hit]] = {"vector": vector}
-        heading = (self.store.vector(qv, n, field="heading", where=where)
-                   if cfg.heading_list and qv is not None else [])
+        heading = found.get("heading", [])
         if heading:
             lists["heading"] = heading
         if keyword_used:
             lists["keyword"] = keyword
-        qlang = detect_language(text)
-        # a keyword list in translation: hybrid search with calibrated fusion only (vector-only stays vectors)
-        words = self.words_to_translate(text, qlang) \
-            if use_vectors and cfg.mode == "hybrid" and cfg.fusion == "calibrated" else []
-        known = self.known_word_vectors(words)
-        unknown = [w for w in words if w not in known]
-        aligned, qa, encoded = self.aligned_lists(text, n, where, unknown) if use_vectors else ({}, None, None)
-        lists.update(aligned)
+        lists.update({name: found[name] for name in ("aligned", "aligned_heading") if found.get(name)})
         translated = self.translated_lists(words, {**known, **dict(zip(unknown, encoded))}, qlang, n, where) \
             if qa is not None and words else {}
         lists.update({name: hits for name, (hits, _) in translated.items()})

@@ -28,12 +28,13 @@ file gains them when opened, and searches as before.
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sqlite3
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -42,7 +43,7 @@ import numpy as np
 from chaja.documents import Chunk, ChunkRecord, Document, DocumentInfo, Hit, StoreStats
 from chaja.search.filters import Filters
 from chaja.search.languages import META_KEY as LANGUAGE_MEANS, project_rows_in_place, store_basis
-from chaja.stores import sqlite_ann, sqlite_keywords, sqlite_staging, sqlite_vectors
+from chaja.stores import side_by_side, sqlite_ann, sqlite_keywords, sqlite_staging, sqlite_vectors
 from chaja.stores.sqlite_in import select_in
 from chaja.stores.base import StoreError, flat_vector, sample_order
 from chaja.stores.bm25_segments import SegmentedBM25
@@ -97,6 +98,43 @@ def _positions(sorted_rowids: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray,
     whether it is there."""
     pos = np.minimum(np.searchsorted(sorted_rowids, keys), sorted_rowids.size - 1)
     return pos, sorted_rowids[pos] == keys
+
+
+def _exact(q: np.ndarray, n: int, mat: np.ndarray, ids, langs: np.ndarray, lang: str | None,
+           passing: np.ndarray | None) -> list[Hit]:
+    """Best ``n`` rows of ``mat`` by ``mat @ q`` (of ``lang``, of the ``passing`` rows), ties by row."""
+    scores = mat @ q
+    if lang:
+        scores = np.where(langs == lang, scores, -np.inf)
+    if passing is not None:
+        scores = np.where(passing, scores, -np.inf)
+    n = min(n, int(np.isfinite(scores).sum()))
+    if n == 0:
+        return []
+    top = np.argpartition(-scores, n - 1)[:n] if n < len(scores) else np.arange(len(scores))
+    top = top[np.lexsort((top, -scores[top]))]
+    return [Hit(cid, s) for cid, s in zip(sqlite_vectors.ids_at(ids, top), scores[top].tolist())]
+
+
+def _approximate(graph: sqlite_ann.Graph, q: np.ndarray, n: int, mat: np.ndarray, ids, rowids: np.ndarray,
+                 touched: np.ndarray) -> list[Hit]:
+    """Top ``n`` from the graph's candidates plus every row written since it (``touched``),
+    rescored exactly (see :mod:`chaja.stores.sqlite_ann`)."""
+    basis = graph.basis
+    part = basis @ q if basis.size else None
+    if part is not None and float(np.abs(part).max()) > 1e-4 * float(np.abs(q).max()):
+        # a query with its language component, on a graph without it (sqlite_ann)
+        keys = graph.search((q - basis.T @ part).astype(np.float32), sqlite_ann.RAW_QUERY_FACTOR * n + touched.size)
+    else:
+        keys = graph.search(q, n + touched.size)
+    if touched.size:
+        keys = keys[~np.isin(keys, touched)]
+        keys = np.concatenate([keys, touched])
+    pos, hit = _positions(rowids, keys)
+    rows = np.unique(pos[hit])
+    scores = mat[rows] @ q
+    order = np.lexsort((rows, -scores))[:n]
+    return [Hit(cid, s) for cid, s in zip(sqlite_vectors.ids_at(ids, rows[order]), scores[order].tolist())]
 
 
 class SqliteStore:
@@ -569,51 +607,35 @@ class SqliteStore:
 
     def vector(self, query: np.ndarray, n: int, *, lang: str | None = None, field: str = "chunk",
                where: Filters | None = None) -> list[Hit]:
+        return self._vector_job(query, n, lang, field, where)()
+
+    def vector_many(self, requests: Sequence[tuple[np.ndarray, int, str]],
+                    where: Filters | None = None) -> list[list[Hit]]:
+        """:meth:`vector` for each (query, n, field) of ``requests``, the graph walks and
+        matrix products run side by side (:mod:`chaja.stores.side_by_side`); the same
+        hits, in the same order, as one call each."""
+        jobs = [self._vector_job(q, n, None, field, where) for q, n, field in requests]
+        return side_by_side.run(jobs)
+
+    def _vector_job(self, query: np.ndarray, n: int, lang: str | None, field: str,
+                    where: Filters | None) -> Callable[[], list[Hit]]:
+        """Read what a vector search needs from the store now (in this thread), and return
+        the search itself, which only computes on those arrays."""
         self._fresh()
         allow = self.allowed_rowids(where) if where else None
         mat, ids, langs = self._vectors(field)
         if n <= 0 or mat.shape[0] == 0:
-            return []
+            return list
         q = np.asarray(query, dtype=np.float32).ravel()
         if q.size != mat.shape[1]:
             raise StoreError(f"query vector has dimension {q.size}, the store holds {mat.shape[1]}")
+        rowids = self._matrix_rowids[field]
         graph = self._graph(field) if lang is None and not where and 4 * n < mat.shape[0] else None
         if graph is not None:
-            return self._approximate(graph, q, n, field)
-        scores = mat @ q
-        if lang:
-            scores = np.where(langs == lang, scores, -np.inf)
-        if allow is not None:
-            passing = np.isin(self._matrix_rowids[field], allow, assume_unique=True)
-            scores = np.where(passing, scores, -np.inf)
-        n = min(n, int(np.isfinite(scores).sum()))
-        if n == 0:
-            return []
-        top = np.argpartition(-scores, n - 1)[:n] if n < len(scores) else np.arange(len(scores))
-        top = top[np.lexsort((top, -scores[top]))]
-        return [Hit(cid, s) for cid, s in zip(sqlite_vectors.ids_at(ids, top), scores[top].tolist())]
-
-    def _approximate(self, graph: sqlite_ann.Graph, q: np.ndarray, n: int, field: str) -> list[Hit]:
-        """Top ``n`` from the graph's candidates plus every row written since it, rescored
-        exactly (see :mod:`chaja.stores.sqlite_ann`)."""
-        mat, ids, _ = self._vectors(field)
-        rowids = self._matrix_rowids[field]
-        touched = np.fromiter(self._keywords.touched, dtype=np.int64, count=len(self._keywords.touched))
-        basis = graph.basis
-        part = basis @ q if basis.size else None
-        if part is not None and float(np.abs(part).max()) > 1e-4 * float(np.abs(q).max()):
-            # a query with its language component, on a graph without it (sqlite_ann)
-            keys = graph.search((q - basis.T @ part).astype(np.float32), sqlite_ann.RAW_QUERY_FACTOR * n + touched.size)
-        else:
-            keys = graph.search(q, n + touched.size)
-        if touched.size:
-            keys = keys[~np.isin(keys, touched)]
-            keys = np.concatenate([keys, touched])
-        pos, hit = _positions(rowids, keys)
-        rows = np.unique(pos[hit])
-        scores = mat[rows] @ q
-        order = np.lexsort((rows, -scores))[:n]
-        return [Hit(cid, s) for cid, s in zip(sqlite_vectors.ids_at(ids, rows[order]), scores[order].tolist())]
+            touched = np.fromiter(self._keywords.touched, dtype=np.int64, count=len(self._keywords.touched))
+            return functools.partial(_approximate, graph, q, n, mat, ids, rowids, touched)
+        passing = np.isin(rowids, allow, assume_unique=True) if allow is not None else None
+        return functools.partial(_exact, q, n, mat, ids, langs, lang, passing)
 
     def _row_of(self, field: str) -> dict[str, int]:
         """chunk id → its row in the ``field`` matrix; kept with the matrix until a write."""
