@@ -648,15 +648,19 @@ class SqliteStore:
         """Cosine of ``query`` with the ``field`` vector of each chunk in ``ids`` that has one."""
         self._fresh()
         mat = self._vectors(field)[0]
-        row = self._row_of(field)
-        found = [(cid, row[cid]) for cid in dict.fromkeys(ids) if cid in row]
+        found, rows = self._rows_in(field, ids)
         if not found:
             return {}
         q = np.asarray(query, dtype=np.float32).ravel()
         if q.size != mat.shape[1]:
             raise StoreError(f"query vector has dimension {q.size}, the store holds {mat.shape[1]}")
-        scores = mat[[i for _, i in found]] @ q
-        return {cid: float(x) for (cid, _), x in zip(found, scores)}
+        return dict(zip(found, (mat[rows] @ q).tolist()))
+
+    def _rows_in(self, field: str, ids: list[str]) -> tuple[list[str], np.ndarray]:
+        """The distinct ``ids`` that have a ``field`` vector, and their rows in its matrix."""
+        row = self._row_of(field)
+        found = [cid for cid in dict.fromkeys(ids) if cid in row]
+        return found, np.fromiter(map(row.__getitem__, found), dtype=np.int64, count=len(found))
 
     def vector_sample(self, n: int, *, field: str = "chunk") -> np.ndarray:
         """At most ``n`` stored ``field`` vectors: the first ``n`` by :func:`sample_order`."""
@@ -676,8 +680,9 @@ class SqliteStore:
 
     def chunk_languages(self, ids: list[str]) -> dict[str, str]:
         """The language of each listed chunk, from the in-memory chunk matrix's columns."""
-        langs, row = self._vectors("chunk")[2], self._row_of("chunk")
-        return {cid: str(langs[row[cid]]) for cid in ids if cid in row}
+        langs = self._vectors("chunk")[2]
+        found, rows = self._rows_in("chunk", ids)
+        return dict(zip(found, langs[rows].tolist()))
 
     def language_means(self) -> dict[str, tuple[int, np.ndarray]]:
         mat, _, langs = self._vectors()
