@@ -611,11 +611,16 @@ class SqliteStore:
 
     def vector_many(self, requests: Sequence[tuple[np.ndarray, int, str]],
                     where: Filters | None = None) -> list[list[Hit]]:
-        """:meth:`vector` for each (query, n, field) of ``requests``, the graph walks and
-        matrix products run side by side (:mod:`chaja.stores.side_by_side`); the same
-        hits, in the same order, as one call each."""
+        """:meth:`vector` for each (query, n, field) of ``requests``: the same hits, in the
+        same order, as one call each. Graph walks run side by side
+        (:mod:`chaja.stores.side_by_side`); exact scans run first, one at a time, since
+        their matrix product already uses every core and its threads stall a walk beside it."""
         jobs = [self._vector_job(q, n, None, field, where) for q, n, field in requests]
-        return side_by_side.run(jobs)
+        walks = [i for i, job in enumerate(jobs) if getattr(job, "func", None) is _approximate]
+        found: list = [None if i in walks else job() for i, job in enumerate(jobs)]
+        for i, hits in zip(walks, side_by_side.run([jobs[i] for i in walks])):
+            found[i] = hits
+        return found
 
     def _vector_job(self, query: np.ndarray, n: int, lang: str | None, field: str,
                     where: Filters | None) -> Callable[[], list[Hit]]:
