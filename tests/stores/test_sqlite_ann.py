@@ -176,3 +176,18 @@ def test_vector_many_raises_for_a_query_of_the_wrong_dimension(store):
     from chaja.stores.base import StoreError
     with pytest.raises(StoreError, match="dimension"):
         store.vector_many([(clustered(1, 1)[0], 5, "chunk"), (np.ones(DIM + 1, np.float32), 5, "chunk")])
+
+
+def test_vector_many_runs_the_callers_work_in_its_thread_while_the_graphs_are_walked(store):
+    import threading
+    seen = []
+    queries = clustered(3, 11)
+    asked = [(q, 10, "chunk") for q in queries]
+    many = store.vector_many(asked, meanwhile=lambda: seen.append(threading.current_thread().name))
+    assert seen == [threading.current_thread().name]
+    assert many == [store.vector(q, n, field=f) for q, n, f in asked]
+
+    def fails():
+        raise RuntimeError("keyword list failed")
+    with pytest.raises(RuntimeError, match="keyword list failed"):
+        store.vector_many(asked, meanwhile=fails)

@@ -222,14 +222,19 @@ class Searcher:
         return out
 
     def vector_lists(self, requests: Mapping[str, tuple[np.ndarray, str]], n: int,
-                     where: Filters | None = None) -> dict[str, list[Hit]]:
+                     where: Filters | None = None,
+                     meanwhile: Callable[[], object] | None = None) -> dict[str, list[Hit]]:
         """The hits of each of ``requests`` (:meth:`vector_requests`), in one call where the
-        store can search its fields side by side (``vector_many``)."""
+        store can search its fields side by side (``vector_many``), which runs ``meanwhile``
+        (the search's keyword lists) in this thread while its graph walks run; other stores
+        run ``meanwhile`` first."""
         many = getattr(self.store, "vector_many", None)
         asked = [(q, n, field) for q, field in requests.values()]
-        if many is not None:
-            found = many(asked, where=where)
+        if many is not None and asked:
+            found = many(asked, where=where, meanwhile=meanwhile)
         else:
+            if meanwhile is not None:
+                meanwhile()
             found = [self.store.vector(q, k, field=field, where=where) for q, k, field in asked]
         return dict(zip(requests, found))
 
@@ -397,7 +402,6 @@ class Searcher:
             raise ValueError(f"search.mode must be hybrid, keyword or vector, not {cfg.mode!r}")
         terms = query_terms(self.analyzer, text, cfg.query_terms)[:MAX_QUERY_TERMS]
         terms_of = self._terms_memo(terms)
-        keyword = self.keyword_list(terms, n, where=where) if cfg.mode != "vector" else []
         use_vectors = cfg.mode != "keyword" and self.encoder is not None
         qv = self.query_vector(text) if use_vectors else None   # encoded once per search
         qlang = detect_language(text)
@@ -407,7 +411,14 @@ class Searcher:
         known = self.known_word_vectors(words)
         unknown = [w for w in words if w not in known]
         qa, encoded = self.aligned_query(text, unknown) if use_vectors else (None, None)
-        found = self.vector_lists(self.vector_requests(qv, qa), n, where)
+        side: dict = {}
+
+        def keyword_lists() -> None:      # while the store walks its graphs
+            side["keyword"] = self.keyword_list(terms, n, where=where) if cfg.mode != "vector" else []
+            side["translated"] = self.translated_lists(words, {**known, **dict(zip(unknown, encoded))}, qlang, n,
+                                                       where) if qa is not None and words else {}
+        found = self.vector_lists(self.vector_requests(qv, qa), n, where, meanwhile=keyword_lists)
+        keyword, translated = side["keyword"], side["translated"]
         vector = found.pop("vector") if "vector" in found else (self.vector_list(text, n, qv, where) if use_vectors else [])
         coverage = self.coverage(terms, keyword, terms_of)
         keyword_used = bool(keyword) and (not cfg.gate or not vector or coverage >= cfg.gate_share)
@@ -422,8 +433,6 @@ class Searcher:
         if keyword_used:
             lists["keyword"] = keyword
         lists.update({name: found[name] for name in ("aligned", "aligned_heading") if found.get(name)})
-        translated = self.translated_lists(words, {**known, **dict(zip(unknown, encoded))}, qlang, n, where) \
-            if qa is not None and words else {}
         lists.update({name: hits for name, (hits, _) in translated.items()})
         if cfg.cross_language_keyword:
             lists.update(self.cross_language_lists(qlang, terms, n, where))

@@ -609,16 +609,20 @@ class SqliteStore:
                where: Filters | None = None) -> list[Hit]:
         return self._vector_job(query, n, lang, field, where)()
 
-    def vector_many(self, requests: Sequence[tuple[np.ndarray, int, str]],
-                    where: Filters | None = None) -> list[list[Hit]]:
+    def vector_many(self, requests: Sequence[tuple[np.ndarray, int, str]], where: Filters | None = None, *,
+                    meanwhile: Callable[[], object] | None = None) -> list[list[Hit]]:
         """:meth:`vector` for each (query, n, field) of ``requests``: the same hits, in the
         same order, as one call each. Graph walks run side by side
         (:mod:`chaja.stores.side_by_side`); exact scans run first, one at a time, since
-        their matrix product already uses every core and its threads stall a walk beside it."""
+        their matrix product already uses every core and its threads stall a walk beside it.
+        ``meanwhile``: the caller's own work (a search's keyword lists), run in this
+        thread while the pool walks the graphs."""
         jobs = [self._vector_job(q, n, None, field, where) for q, n, field in requests]
         walks = [i for i, job in enumerate(jobs) if getattr(job, "func", None) is _approximate]
         found: list = [None if i in walks else job() for i, job in enumerate(jobs)]
-        for i, hits in zip(walks, side_by_side.run([jobs[i] for i in walks])):
+        first = [meanwhile] if meanwhile is not None else []
+        done = side_by_side.run(first + [jobs[i] for i in walks])
+        for i, hits in zip(walks, done[len(first):]):
             found[i] = hits
         return found
 
