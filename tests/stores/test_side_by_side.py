@@ -1,4 +1,4 @@
-"""The pool that runs a search's vector computations side by side."""
+"""The pool that runs a search's graph walks side by side."""
 from __future__ import annotations
 
 import threading

@@ -8,7 +8,8 @@
    aligned lists (``aligned_list``, ``aligned_heading_list``, on a store of more
    than one language): the aligned encoder's vectors of passages and section
    names, in which translations land together (docs/crosslingual.md); the vector
-   lists are asked for in one call, which the SQLite store answers side by side;
+   lists are asked for in one call, which the SQLite store answers side by side
+   while the keyword lists (1 and the translated one) run in the calling thread;
 3. optional title list: BM25 over titles alone;
 4. the keyword gate may remove the keyword list (see :mod:`chaja.search.gate`),
    judged per script for a mixed-script query;
@@ -419,7 +420,10 @@ class Searcher:
                                                        where) if qa is not None and words else {}
         found = self.vector_lists(self.vector_requests(qv, qa), n, where, meanwhile=keyword_lists)
         keyword, translated = side["keyword"], side["translated"]
-        vector = found.pop("vector") if "vector" in found else (self.vector_list(text, n, qv, where) if use_vectors else [])
+        if "vector" in found:
+            vector = found.pop("vector")
+        else:           # language centering merges per-language lists (or no vectors at all)
+            vector = self.vector_list(text, n, qv, where) if use_vectors else []
         coverage = self.coverage(terms, keyword, terms_of)
         keyword_used = bool(keyword) and (not cfg.gate or not vector or coverage >= cfg.gate_share)
         signals = {"top_cosine": vector[0].score if vector else 0.0, "keyword_coverage": coverage}

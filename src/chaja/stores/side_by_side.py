@@ -46,8 +46,9 @@ if hasattr(os, "register_at_fork"):
 
 def run(calls: Sequence[Callable[[], T]], workers: int | None = None) -> list[T]:
     """The results of ``calls``, in order: the first runs in the calling thread, the rest
-    on the shared pool (in turn when ``workers``, default :data:`WORKERS`, is 0). The
-    first exception raised is raised here, after every call has finished."""
+    on the shared pool; with ``workers`` 0 (default :data:`WORKERS`, 0 on one core) all run
+    in turn in the calling thread. The first exception raised is raised here, after every
+    call has finished."""
     workers = WORKERS if workers is None else workers
     if workers <= 0 or len(calls) < 2:
         return [call() for call in calls]

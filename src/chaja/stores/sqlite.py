@@ -607,7 +607,7 @@ class SqliteStore:
 
     def vector(self, query: np.ndarray, n: int, *, lang: str | None = None, field: str = "chunk",
                where: Filters | None = None) -> list[Hit]:
-        return self._vector_job(query, n, lang, field, where)()
+        return self._vector_job(query, n, lang, field, where)[0]()
 
     def vector_many(self, requests: Sequence[tuple[np.ndarray, int, str]], where: Filters | None = None, *,
                     meanwhile: Callable[[], object] | None = None) -> list[list[Hit]]:
@@ -618,23 +618,23 @@ class SqliteStore:
         ``meanwhile``: the caller's own work (a search's keyword lists), run in this
         thread while the pool walks the graphs."""
         jobs = [self._vector_job(q, n, None, field, where) for q, n, field in requests]
-        walks = [i for i, job in enumerate(jobs) if getattr(job, "func", None) is _approximate]
-        found: list = [None if i in walks else job() for i, job in enumerate(jobs)]
+        found: list = [None if on_graph else job() for job, on_graph in jobs]
+        walks = [i for i, (_, on_graph) in enumerate(jobs) if on_graph]
         first = [meanwhile] if meanwhile is not None else []
-        done = side_by_side.run(first + [jobs[i] for i in walks])
+        done = side_by_side.run(first + [jobs[i][0] for i in walks])
         for i, hits in zip(walks, done[len(first):]):
             found[i] = hits
         return found
 
     def _vector_job(self, query: np.ndarray, n: int, lang: str | None, field: str,
-                    where: Filters | None) -> Callable[[], list[Hit]]:
+                    where: Filters | None) -> tuple[Callable[[], list[Hit]], bool]:
         """Read what a vector search needs from the store now (in this thread), and return
-        the search itself, which only computes on those arrays."""
+        the search itself, which only computes on those arrays, and whether it walks a graph."""
         self._fresh()
         allow = self.allowed_rowids(where) if where else None
         mat, ids, langs = self._vectors(field)
         if n <= 0 or mat.shape[0] == 0:
-            return list
+            return list, False
         q = np.asarray(query, dtype=np.float32).ravel()
         if q.size != mat.shape[1]:
             raise StoreError(f"query vector has dimension {q.size}, the store holds {mat.shape[1]}")
@@ -642,9 +642,9 @@ class SqliteStore:
         graph = self._graph(field) if lang is None and not where and 4 * n < mat.shape[0] else None
         if graph is not None:
             touched = np.fromiter(self._keywords.touched, dtype=np.int64, count=len(self._keywords.touched))
-            return functools.partial(_approximate, graph, q, n, mat, ids, rowids, touched)
+            return functools.partial(_approximate, graph, q, n, mat, ids, rowids, touched), True
         passing = np.isin(rowids, allow, assume_unique=True) if allow is not None else None
-        return functools.partial(_exact, q, n, mat, ids, langs, lang, passing)
+        return functools.partial(_exact, q, n, mat, ids, langs, lang, passing), False
 
     def _row_of(self, field: str) -> dict[str, int]:
         """chunk id → its row in the ``field`` matrix; kept with the matrix until a write."""
