@@ -1,32 +1,49 @@
 import math
 
+import numpy as np
 import pytest
 
 from chaja.documents import Hit
-from chaja.search.calibrated import (calibrated, keyword_values, language_share, logistic,
+from chaja.search.calibrated import (calibrated, keyword_evidence, keyword_values, language_share, logistic,
                                      neutral_for_other_languages, vector_evidence)
+
+NAN = float("nan")
+
+
+def neutral(kv, vector, lang, qlang, depth, best_share=0.0):
+    """neutral_for_other_languages on mappings, candidates in id order (as the searcher passes them)."""
+    ids = sorted(vector)
+    out = neutral_for_other_languages(np.array([kv.get(c, 0.0) for c in ids]), np.array([vector[c] for c in ids]),
+                                      np.array([lang.get(c) == qlang for c in ids]), depth, best_share)
+    return {c: v for c, v in zip(ids, out.tolist()) if c in kv or v}
 
 
 def test_a_missing_field_borrows_the_partner_field_so_missing_is_neutral():
-    z = {"chunk": {"a": 2.0, "b": 3.0}, "heading": {"a": 4.0}}
-    v = vector_evidence(z, {"chunk": 1.0, "heading": 0.5}, ["a", "b"])
-    assert v == {"a": 2.0 + 0.5 * 4.0, "b": 3.0 + 0.5 * 3.0}     # b has no heading: its own text counts
-    assert vector_evidence(z, {"aligned": 1.0}, ["a"]) == {"a": 0.0}   # a field the store lacks adds nothing
+    z = {"chunk": np.array([2.0, 3.0]), "heading": np.array([4.0, NAN])}          # candidates a, b
+    v = vector_evidence(z, {"chunk": 1.0, "heading": 0.5}, 2)
+    assert v.tolist() == [2.0 + 0.5 * 4.0, 3.0 + 0.5 * 3.0]     # b has no heading: its own text counts
+    assert vector_evidence(z, {"aligned": 1.0}, 2).tolist() == [0.0, 0.0]   # a field the store lacks adds nothing
+    assert vector_evidence({}, {"chunk": 1.0}, 3).tolist() == [0.0, 0.0, 0.0]   # no field has a background
+    alone = {"aligned_heading": np.array([1.0, NAN])}           # no partner field: a missing value adds nothing
+    assert vector_evidence(alone, {"aligned_heading": 2.0}, 2).tolist() == [2.0, 0.0]
 
 
 def test_keyword_values_weigh_bm25_by_the_share_of_terms_held():
     hits = [Hit("a", 10.0), Hit("b", 5.0), Hit("c", 0.0)]
     assert keyword_values(hits, {"a": 1.0, "b": 0.5}) == {"a": 1.0, "b": 0.25 * 0.5, "c": 0.0}
     assert keyword_values([], {}) == {}
+    title = [Hit("b", 2.0)]          # a chunk takes its best value over the keyword-like lists
+    assert keyword_evidence(["a", "b", "x"], [hits, title], {"a": 1.0, "b": 0.5}).tolist() == [1.0, 0.25, 0.0]
 
 
 def test_language_share_falls_as_another_language_overtakes():
-    lang = {"ko1": "ko", "en1": "en"}
-    lead = language_share({"ko1": 9.0, "en1": 3.0}, lang, "ko", d0=-1.0, tau=0.25)
-    behind = language_share({"ko1": 3.0, "en1": 9.0}, lang, "ko", d0=-1.0, tau=0.25)
+    own = np.array([True, False])                         # ko1, en1 for a Korean query
+    lead = language_share(np.array([9.0, 3.0]), own, d0=-1.0, tau=0.25)
+    behind = language_share(np.array([3.0, 9.0]), own, d0=-1.0, tau=0.25)
     assert lead == pytest.approx(1.0, abs=1e-6) and behind == pytest.approx(0.0, abs=1e-6)
-    assert language_share({"ko1": 5.0}, lang, "ko", -1.0, 0.25) == 1.0   # one language: the keyword list counts fully
-    assert language_share({"en1": 5.0}, lang, "ko", -1.0, 0.25) == 0.0
+    assert language_share(np.array([5.0]), np.array([True]), -1.0, 0.25) == 1.0   # one language: the keyword list counts fully
+    assert language_share(np.array([5.0]), np.array([False]), -1.0, 0.25) == 0.0
+    assert language_share(np.zeros(0), np.zeros(0, dtype=bool), -1.0, 0.25) == 1.0
     assert logistic(-800) == 0.0 and logistic(800) == 1.0 and logistic(0) == 0.5
 
 
@@ -53,25 +70,25 @@ def test_other_language_chunks_get_the_neutral_keyword_value():
     vector = {"ko1": 9.0, "ko2": 8.0, "ko3": 1.0, "en1": 8.5, "en2": 2.0}
     lang = {"ko1": "ko", "ko2": "ko", "ko3": "ko", "en1": "en", "en2": "en"}
     kv = {"ko1": 1.0, "ko2": 0.0, "ko3": 0.5, "en2": 0.9}
-    out = neutral_for_other_languages(kv, vector, lang, "ko", depth=2)
+    out = neutral(kv, vector, lang, "ko", depth=2)
     assert out["en1"] == 0.5                      # the mean of the two best Korean chunks (1.0 and 0.0)
     assert out["en2"] == 0.9                      # a real keyword match is kept when higher
     assert {c: out[c] for c in ("ko1", "ko2", "ko3")} == {"ko1": 1.0, "ko2": 0.0, "ko3": 0.5}
-    assert neutral_for_other_languages(kv, vector, lang, "ko", depth=0) == kv
+    assert neutral(kv, vector, lang, "ko", depth=0) == kv
     one = {"ko1": 9.0, "ko2": 8.0}
-    assert neutral_for_other_languages({"ko1": 1.0}, one, lang, "ko", depth=5) == {"ko1": 1.0}   # one language
+    assert neutral({"ko1": 1.0}, one, lang, "ko", depth=5) == {"ko1": 1.0}   # one language
 
 
 def test_the_neutral_value_can_lean_on_the_best_keyword_match():
     vector = {"ko1": 9.0, "ko2": 8.0, "ko3": 1.0, "en1": 8.5, "en2": 2.0}
     lang = {"ko1": "ko", "ko2": "ko", "ko3": "ko", "en1": "en", "en2": "en"}
     kv = {"ko1": 0.2, "ko2": 0.0, "ko3": 1.0}          # the best match is the weakest by vector evidence
-    half = neutral_for_other_languages(kv, vector, lang, "ko", depth=2, best_share=0.5)
+    half = neutral(kv, vector, lang, "ko", depth=2, best_share=0.5)
     assert half["en1"] == half["en2"] == pytest.approx(0.5 * 0.1 + 0.5 * 1.0)
-    full = neutral_for_other_languages(kv, vector, lang, "ko", depth=2, best_share=1.0)
+    full = neutral(kv, vector, lang, "ko", depth=2, best_share=1.0)
     # with a = 1 the keyword list lifts no chunk of the query's language above one of another
     assert min(full[c] for c in ("en1", "en2")) >= max(full[c] for c in ("ko1", "ko2", "ko3"))
-    assert neutral_for_other_languages(kv, vector, lang, "ko", depth=2, best_share=0.0)["en1"] == pytest.approx(0.1)
+    assert neutral(kv, vector, lang, "ko", depth=2, best_share=0.0)["en1"] == pytest.approx(0.1)
 
 
 def test_fused_order_follows_the_neutral_share():
@@ -144,3 +161,12 @@ def test_a_translated_match_fades_where_the_query_language_holds_an_exact_match(
     half, _ = calibrated(z, [Hit("ko-match", 5.0)], {"ko-match": 0.5 ** 0.5}, translated={"en-1": 1.0},
                          translated_weight=4.0, **common)
     assert dict(half)["en-1"] == pytest.approx(2.0 + 4.0 * (1.0 - g * 0.5), abs=1e-3)   # K* = share² = 0.5
+
+
+def test_without_any_vector_evidence_the_keyword_evidence_decides():
+    """A store whose vector fields have no background (or a search with none asked) still
+    fuses: every candidate's V is 0 and K orders them."""
+    order, g = calibrated({}, [Hit("a", 2.0), Hit("b", 1.0)], {"a": 1.0, "b": 1.0}, weights={"chunk": 1.0},
+                          keyword_weight=1.0, lang_of={"a": "en", "b": "en", "c": "en"}, qlang="en", d0=0.0,
+                          tau=1.0, best_rank={"a": 1, "b": 2, "c": 1})
+    assert g == 1.0 and order == [("a", 1.0), ("b", 0.5), ("c", 0.0)]

@@ -57,6 +57,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
+import numpy as np
+
 from chaja.documents import Hit
 
 #: a field with no vector for a candidate borrows the candidate's z in its partner field
@@ -82,60 +84,76 @@ def keyword_values(hits: Sequence[Hit], shares: Mapping[str, float]) -> dict[str
     return out
 
 
-def vector_evidence(z: Mapping[str, Mapping[str, float]], weights: Mapping[str, float],
-                    candidates: Sequence[str]) -> dict[str, float]:
-    """V(c) = Σ_f w_f z_f(c), a missing field filled from its partner (0 when both are missing)."""
-    out = {}
-    for cid in candidates:
-        total = 0.0
-        for field, w in weights.items():
-            if not w or field not in z:
-                continue
-            value = z[field].get(cid)
-            if value is None and field in PARTNER and PARTNER[field] in z:
-                value = z[PARTNER[field]].get(cid)
-            total += w * (value or 0.0)
-        out[cid] = total
-    return out
+def vector_evidence(z: Mapping[str, np.ndarray], weights: Mapping[str, float], n: int) -> np.ndarray:
+    """V(c) = Σ_f w_f z_f(c) over the ``n`` candidates (``z``: field → z-scores aligned with
+    the candidates, NaN where a candidate has no vector in the field), a missing field
+    filled from its partner (0 when both are missing, and for a field ``z`` lacks)."""
+    total = np.zeros(n)
+    for field, w in weights.items():
+        if not w or field not in z:
+            continue
+        value = z[field]
+        if field in PARTNER and PARTNER[field] in z:
+            value = np.where(np.isnan(value), z[PARTNER[field]], value)
+        total += w * np.nan_to_num(value, nan=0.0)
+    return total
 
 
-def language_share(vector: Mapping[str, float], lang_of: Mapping[str, str], qlang: str,
-                   d0: float, tau: float) -> float:
-    """g(q): 1 when the query's language holds the best vector evidence by a margin, → 0
-    as another language's best overtakes it; 1 when no candidate is in another language."""
-    own = [v for c, v in vector.items() if lang_of.get(c) == qlang]
-    other = [v for c, v in vector.items() if lang_of.get(c) != qlang]
-    if not other:
+def language_share(vector: np.ndarray, own: np.ndarray, d0: float, tau: float) -> float:
+    """g(q): 1 when the query's language (``own``: which candidates are in it) holds the
+    best vector evidence by a margin, → 0 as another language's best overtakes it; 1 when
+    no candidate is in another language."""
+    if own.all():
         return 1.0
-    if not own:
+    if not own.any():
         return 0.0
-    return 1.0 - logistic((max(other) - max(own) - d0) / tau)
+    return 1.0 - logistic((float(vector[~own].max()) - float(vector[own].max()) - d0) / tau)
 
 
-def neutral_for_other_languages(kv: Mapping[str, float], vector: Mapping[str, float],
-                                lang_of: Mapping[str, str], qlang: str, depth: int,
-                                best_share: float = 0.0) -> dict[str, float]:
+def neutral_for_other_languages(kv: np.ndarray, vector: np.ndarray, own: np.ndarray, depth: int,
+                                best_share: float = 0.0) -> np.ndarray:
     """Missing is neutral for the keyword list too: a chunk in another language than the
-    query's gets at least
+    query's (not ``own``) gets at least
 
         K₀ = (1 − a) · mean K of the ``depth`` best chunks of the query's language (by V)
              + a · the best K of any chunk of the query's language,
 
     ``a`` = ``best_share``, so the keyword list reorders the query's language without
     deciding against the other one (with ``a`` = 1 it never lifts a chunk of the query's
-    language above one of another). ``depth`` 0 turns this off."""
-    out = dict(kv)
-    own_all = [c for c in vector if lang_of.get(c) == qlang]
-    own = sorted(own_all, key=lambda c: -vector[c])[:depth]
-    if depth <= 0 or not own or len(own_all) == len(vector):
-        return out
-    neutral = (1.0 - best_share) * sum(kv.get(c, 0.0) for c in own) / len(own)
+    language above one of another). ``depth`` 0 turns this off. Arrays are aligned with
+    the candidates; ties in V keep the candidates' order."""
+    own_all = np.flatnonzero(own)
+    if depth <= 0 or own_all.size == 0 or own_all.size == own.size:
+        return kv
+    best = own_all[np.argsort(-vector[own_all], kind="stable")[:depth]]
+    neutral = (1.0 - best_share) * sum(kv[best].tolist()) / best.size
     if best_share:
-        neutral += best_share * max(kv.get(c, 0.0) for c in own_all)
-    for c in vector:
-        if lang_of.get(c) != qlang:
-            out[c] = max(out.get(c, 0.0), neutral)
-    return out
+        neutral += best_share * float(kv[own_all].max())
+    return np.where(own, kv, np.maximum(kv, neutral))
+
+
+def fuse(z: Mapping[str, np.ndarray], kv: np.ndarray, own: np.ndarray, best_rank: np.ndarray, *,
+         weights: Mapping[str, float], keyword_weight: float, d0: float, tau: float, with_keyword: bool,
+         neutral_depth: int = 5, neutral_best_share: float = 1.0, translated: np.ndarray | None = None,
+         translated_weight: float = 0.0) -> tuple[np.ndarray, np.ndarray, float]:
+    """The fused order (candidate positions, best first), the candidates' scores and g(q),
+    on arrays aligned with the candidates, which are sorted by id: ``z`` field → z-scores
+    (NaN: no vector), ``kv`` the keyword evidence K (0 outside the keyword lists), ``own``
+    which candidates are in the query's language, ``best_rank`` each one's best single
+    rank, ``translated`` K_T (0 outside the translated lists; None: no translated list);
+    ``with_keyword``: a keyword list took part (else g is 0)."""
+    vector = vector_evidence(z, weights, kv.size)
+    g = language_share(vector, own, d0, tau) if with_keyword else 0.0
+    if translated is not None:
+        # the translated list speaks where the query's own language holds no strong match
+        own_best = float(kv[own].max()) if own.any() else 0.0
+        translated_weight *= 1.0 - g * own_best
+    kv = neutral_for_other_languages(kv, vector, own, neutral_depth, neutral_best_share * (1.0 - g))
+    scores = vector + keyword_weight * g * kv
+    if translated is not None:
+        scores = np.where(own, scores, scores + translated_weight * translated)
+    order = np.lexsort((np.arange(scores.size), best_rank, -scores))
+    return order, scores, g
 
 
 def calibrated(z: Mapping[str, Mapping[str, float]], keyword: Sequence[Hit], shares: Mapping[str, float], *,
@@ -144,25 +162,28 @@ def calibrated(z: Mapping[str, Mapping[str, float]], keyword: Sequence[Hit], sha
                best_rank: Mapping[str, int], neutral_depth: int = 5,
                neutral_best_share: float = 1.0, translated: Mapping[str, float] | None = None,
                translated_weight: float = 0.0) -> tuple[list[tuple[str, float]], float]:
-    """Fused (chunk id, score) best first, and g(q), the keyword list's share for this query.
-    ``also``: further keyword-like lists (the title list); a chunk takes its best K.
-    ``translated``: K_T of the chunks of the translated keyword lists, added with
-    ``translated_weight`` to chunks outside the query's language."""
-    candidates = sorted(set(best_rank))
-    vector = vector_evidence(z, weights, candidates)
-    g = language_share(vector, lang_of, qlang, d0, tau) if keyword or any(also) else 0.0
-    kv = keyword_values(keyword, shares)
-    for hits in also:
+    """:func:`fuse` on mappings keyed by chunk id: fused (chunk id, score) best first, and
+    g(q), the keyword list's share for this query. ``best_rank`` names the candidates;
+    ``z``: field → chunk → z-score; ``also``: further keyword-like lists (the title list),
+    a chunk taking its best K; ``translated``: K_T of the chunks of the translated keyword
+    lists, added with ``translated_weight`` to chunks outside the query's language."""
+    candidates = sorted(best_rank)
+    kv = keyword_evidence(candidates, [keyword, *also], shares)
+    arrays = {f: np.array([scores.get(c, np.nan) for c in candidates], dtype=np.float64) for f, scores in z.items()}
+    own = np.array([lang_of.get(c) == qlang for c in candidates], dtype=bool)
+    t = np.array([translated.get(c, 0.0) for c in candidates]) if translated else None
+    order, scores, g = fuse(arrays, kv, own, np.array([best_rank[c] for c in candidates]), weights=weights,
+                            keyword_weight=keyword_weight, d0=d0, tau=tau, with_keyword=bool(keyword or any(also)),
+                            neutral_depth=neutral_depth, neutral_best_share=neutral_best_share, translated=t,
+                            translated_weight=translated_weight)
+    return [(candidates[i], s) for i, s in zip(order.tolist(), scores[order].tolist())], g
+
+
+def keyword_evidence(candidates: Sequence[str], lists: Sequence[Sequence[Hit]],
+                     shares: Mapping[str, float]) -> np.ndarray:
+    """K of each candidate: its best :func:`keyword_values` over the keyword-like ``lists``, 0 in none."""
+    kv: dict[str, float] = {}
+    for hits in lists:
         for c, v in keyword_values(hits, shares).items():
             kv[c] = max(kv.get(c, 0.0), v)
-    if translated:
-        # the translated list speaks where the query's own language holds no strong match
-        own_best = max((kv.get(c, 0.0) for c in candidates if lang_of.get(c) == qlang), default=0.0)
-        translated_weight *= 1.0 - g * own_best
-    kv = neutral_for_other_languages(kv, vector, lang_of, qlang, neutral_depth, neutral_best_share * (1.0 - g))
-    scores = {c: vector[c] + keyword_weight * g * kv.get(c, 0.0) for c in candidates}
-    for c, value in (translated or {}).items():
-        if c in scores and lang_of.get(c) != qlang:
-            scores[c] += translated_weight * value
-    order = sorted(scores.items(), key=lambda kv_: (-kv_[1], best_rank[kv_[0]], kv_[0]))
-    return order, g
+    return np.array([kv.get(c, 0.0) for c in candidates], dtype=np.float64)

@@ -39,7 +39,7 @@ from chaja.encoders.base import Encoder
 from chaja.rerank import Reranker, get_reranker, passage_text, rerank_order
 from chaja.rerank.selection import mapped, prefix_length
 from chaja.search import background, lexicon, multipart
-from chaja.search.calibrated import PARTNER, calibrated, keyword_values
+from chaja.search.calibrated import PARTNER, fuse, keyword_evidence, keyword_values
 from chaja.search.fusion import convex, ranks, rrf
 from chaja.search.abstain import should_abstain
 from chaja.search.filters import Filters
@@ -325,25 +325,41 @@ class Searcher:
         best: dict[str, int] = {}
         for hits in lists.values():
             for cid, r in ranks(hits).items():
-                best[cid] = min(best.get(cid, r), r)
+                if r < best.get(cid, r + 1):
+                    best[cid] = r
         candidates = sorted(best)
         # a list that is off (or found nothing) adds neither candidates nor evidence
         weights = {FIELD_OF_LIST[m]: w for m, w in cfg.calibrated_weights.items()
                    if m in FIELD_OF_LIST and w and lists.get(m)}
-        needed = set(weights) | {PARTNER[f] for f in weights if f in PARTNER}
-        z: dict[str, dict[str, float]] = {}
-        for field in needed:
-            q, stats = queries.get(field), self.background.get(field)
-            if q is None or stats is None:
-                continue
+        needed = [f for f in FIELD_OF_LIST.values() if f in weights or any(PARTNER.get(w) == f for w in weights)]
+        asked = [(f, queries.get(f), self.background.get(f)) for f in needed]
+        asked = [(f, q, stats) for f, q, stats in asked if q is not None and stats is not None]
+        langs, cosines = self.candidate_cosines(candidates, [(q, f) for f, q, _ in asked])
+        z = {}
+        for (field, q, stats), cos in zip(asked, cosines):
             mu, sigma = background.moments(stats, q)
-            z[field] = {c: (s - mu) / sigma for c, s in self.store.vector_scores(q, candidates, field=field).items()}
-        return calibrated(z, keyword, shares, also=[title] if title else [], weights=weights,
-                          keyword_weight=cfg.calibrated_weights.get("keyword", 1.0),
-                          lang_of=self.store.chunk_languages(candidates), qlang=qlang,
-                          d0=cfg.language_margin, tau=cfg.language_softness, best_rank=best,
-                          neutral_depth=cfg.keyword_neutral_depth, neutral_best_share=cfg.keyword_neutral_best,
-                          translated=translated, translated_weight=cfg.translated_keyword)
+            z[field] = (cos - mu) / sigma
+        kv = keyword_evidence(candidates, [keyword, title] if title else [keyword], shares)
+        t = np.array([translated.get(c, 0.0) for c in candidates]) if translated else None
+        order, scores, g = fuse(z, kv, langs == qlang, np.array([best[c] for c in candidates]), weights=weights,
+                                keyword_weight=cfg.calibrated_weights.get("keyword", 1.0), d0=cfg.language_margin,
+                                tau=cfg.language_softness, with_keyword=bool(keyword or title),
+                                neutral_depth=cfg.keyword_neutral_depth, neutral_best_share=cfg.keyword_neutral_best,
+                                translated=t, translated_weight=cfg.translated_keyword)
+        return [(candidates[i], s) for i, s in zip(order.tolist(), scores[order].tolist())], g
+
+    def candidate_cosines(self, ids: list[str], asked: list[tuple[np.ndarray, str]]) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Each candidate's language (None where the store has no chunk vector of it) and its
+        cosine with each (query, field) of ``asked`` (NaN where it has no vector in the
+        field): in one call where the store has ``vector_scores_at``, else from
+        ``chunk_languages`` and ``vector_scores``."""
+        at = getattr(self.store, "vector_scores_at", None)
+        if at is not None:
+            return at(ids, asked)
+        lang_of = self.store.chunk_languages(ids)
+        found = [self.store.vector_scores(q, ids, field=f) for q, f in asked]
+        return (np.array([lang_of.get(c) for c in ids], dtype=object),
+                [np.array([scores.get(c, np.nan) for c in ids], dtype=np.float64) for scores in found])
 
     def coverage(self, terms: list[str], keyword: list[Hit],
                  terms_of: Callable[[list[str]], dict[str, set[str]]] | None = None) -> float:

@@ -665,6 +665,38 @@ class SqliteStore:
             raise StoreError(f"query vector has dimension {q.size}, the store holds {mat.shape[1]}")
         return dict(zip(found, (mat[rows] @ q).tolist()))
 
+    def vector_scores_at(self, ids: list[str], asked: Sequence[tuple[np.ndarray, str]]
+                         ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """The language of each of ``ids`` (None for an id the store does not hold) and, for
+        each (query, field) of ``asked``, the cosine of the query with each id's ``field``
+        vector (NaN where it has none): :meth:`chunk_languages` and :meth:`vector_scores`
+        as arrays aligned with ``ids``, the ids looked up once for every field."""
+        self._fresh()
+        row = self._row_of("chunk")
+        rows = np.fromiter((row.get(c, -1) for c in ids), dtype=np.int64, count=len(ids))
+        known = rows >= 0
+        langs = np.full(len(ids), None, dtype=object)
+        langs[known] = self._vectors("chunk")[2][rows[known]]
+        rowids = self._matrix_rowids["chunk"][rows[known]]
+        out = []
+        for query, field in asked:
+            mat = self._vectors(field)[0]
+            q = np.asarray(query, dtype=np.float32).ravel()
+            scores = np.full(len(ids), np.nan)
+            if mat.shape[0] == 0:
+                out.append(scores)
+                continue
+            if q.size != mat.shape[1]:
+                raise StoreError(f"query vector has dimension {q.size}, the store holds {mat.shape[1]}")
+            if field == "chunk":
+                at, held = np.flatnonzero(known), rows[known]
+            else:
+                pos, present = _positions(self._matrix_rowids[field], rowids)
+                at, held = np.flatnonzero(known)[present], pos[present]
+            scores[at] = mat[held] @ q
+            out.append(scores)
+        return langs, out
+
     def _rows_in(self, field: str, ids: list[str]) -> tuple[list[str], np.ndarray]:
         """The distinct ``ids`` that have a ``field`` vector, and their rows in its matrix."""
         row = self._row_of(field)
