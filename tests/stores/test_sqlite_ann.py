@@ -191,3 +191,22 @@ def test_vector_many_runs_the_callers_work_in_its_thread_while_the_graphs_are_wa
         raise RuntimeError("keyword list failed")
     with pytest.raises(RuntimeError, match="keyword list failed"):
         store.vector_many(asked, meanwhile=fails)
+
+
+def test_a_graph_is_walked_with_the_candidates_its_build_calls_for(store):
+    """A graph records the build candidates it was written with; one written before they were
+    recorded (128, an older store) is walked with more search candidates, and a search for
+    more rows than the candidates widens that walk alone."""
+    info = json.loads(store.get_meta("ann.chunk"))
+    assert info["expansion_add"] == sqlite_ann.EXPANSION_ADD
+    graph = store._graph("chunk")
+    assert graph.expansion == sqlite_ann.EXPANSION_SEARCH
+    q = clustered(1, 3)[0]
+    assert len(graph.search(q, sqlite_ann.EXPANSION_SEARCH + 40)) == sqlite_ann.EXPANSION_SEARCH + 40
+    assert graph.index.expansion_search == sqlite_ann.EXPANSION_SEARCH + 40
+    graph.search(q, 10)
+    assert graph.index.expansion_search == sqlite_ann.EXPANSION_SEARCH
+    del info["expansion_add"]
+    older = sqlite_ann.load(store.path, "chunk", json.dumps(info), info["seq"])
+    assert older is not None and older.expansion == sqlite_ann.LEGACY_EXPANSION_SEARCH
+    assert sqlite_ann.LEGACY_EXPANSION_SEARCH > sqlite_ann.EXPANSION_SEARCH

@@ -41,8 +41,13 @@ ANN_THRESHOLD = 20_000
 PROJECTED_FIELDS = ("chunk", "heading")
 #: a query with its language component, on a projected graph, asks for this many times the rows
 RAW_QUERY_FACTOR = 4
-#: HNSW settings: edges per node, candidate list while building and while searching
-CONNECTIVITY, EXPANSION_ADD, EXPANSION_SEARCH = 32, 128, 512
+#: HNSW settings: edges per node, candidate list while building and while searching. At
+#: 100,000 benchmark chunks, 256 build candidates let a walk of 256 find what one of 512
+#: found on a graph built with 128 (chunk graph recall@10 0.984 against 0.985, 1.9 against
+#: 5.0 ms; docs/scale.md), for about 1.3–2× the build time
+CONNECTIVITY, EXPANSION_ADD, EXPANSION_SEARCH = 32, 256, 256
+#: the search candidates of a graph written before its build candidates were recorded (128)
+LEGACY_EXPANSION_SEARCH = 512
 
 
 def _usearch():
@@ -89,13 +94,14 @@ def build(store_path: Path, field: str, rowids: np.ndarray, matrix: np.ndarray) 
 
 
 def meta_value(seq: int, count: int, projected: bool = False) -> str:
-    return json.dumps({"seq": seq, "count": count, "projected": bool(projected)})
+    return json.dumps({"seq": seq, "count": count, "projected": bool(projected), "expansion_add": EXPANSION_ADD})
 
 
 class Graph:
     """A mapped graph and the log entry it covers."""
 
-    def __init__(self, store_path: Path, field: str, seq: int, projected: bool = False):
+    def __init__(self, store_path: Path, field: str, seq: int, projected: bool = False,
+                 expansion_search: int = EXPANSION_SEARCH):
         Index = _usearch().Index
         self.seq, self.projected = seq, projected
         #: the language basis a projected graph's vectors were projected by (set by the store)
@@ -103,11 +109,12 @@ class Graph:
         self.index = Index.restore(str(graph_path(store_path, field)), view=True)
         if self.index is None:
             raise ValueError("not a graph")
-        self.index.expansion_search = EXPANSION_SEARCH
+        self.index.expansion_search = self.expansion = expansion_search
 
     def search(self, query: np.ndarray, n: int) -> np.ndarray:
-        if n > self.index.expansion_search:
-            self.index.expansion_search = n
+        ef = max(n, self.expansion)
+        if ef != self.index.expansion_search:
+            self.index.expansion_search = ef
         return np.asarray(self.index.search(query, n).keys, dtype=np.int64)
 
 
@@ -120,6 +127,8 @@ def load(store_path: Path, field: str, meta: str | None, base_seq: int) -> Graph
         seq = int(info["seq"])
         if seq != base_seq or not graph_path(store_path, field).exists():
             return None
-        return Graph(store_path, field, seq, bool(info.get("projected", False)))
+        built_with = int(info.get("expansion_add", 128))
+        return Graph(store_path, field, seq, bool(info.get("projected", False)),
+                     EXPANSION_SEARCH if built_with >= EXPANSION_ADD else LEGACY_EXPANSION_SEARCH)
     except (ValueError, KeyError, TypeError, RuntimeError, OSError):
         return None
