@@ -132,51 +132,43 @@ def neutral_for_other_languages(kv: np.ndarray, vector: np.ndarray, own: np.ndar
     return np.where(own, kv, np.maximum(kv, neutral))
 
 
-def fuse(z: Mapping[str, np.ndarray], kv: np.ndarray, own: np.ndarray, best_rank: np.ndarray, *,
-         weights: Mapping[str, float], keyword_weight: float, d0: float, tau: float, with_keyword: bool,
-         neutral_depth: int = 5, neutral_best_share: float = 1.0, translated: np.ndarray | None = None,
-         translated_weight: float = 0.0) -> tuple[np.ndarray, np.ndarray, float]:
-    """The fused order (candidate positions, best first), the candidates' scores and g(q),
-    on arrays aligned with the candidates, which are sorted by id: ``z`` field → z-scores
-    (NaN: no vector), ``kv`` the keyword evidence K (0 outside the keyword lists), ``own``
-    which candidates are in the query's language, ``best_rank`` each one's best single
-    rank, ``translated`` K_T (0 outside the translated lists; None: no translated list);
-    ``with_keyword``: a keyword list took part (else g is 0)."""
-    vector = vector_evidence(z, weights, kv.size)
-    g = language_share(vector, own, d0, tau) if with_keyword else 0.0
-    if translated is not None:
+def calibrated_arrays(candidates: Sequence[str], z: Mapping[str, np.ndarray], own: np.ndarray,
+                      keyword: Sequence[Hit], shares: Mapping[str, float], *, also: Sequence[Sequence[Hit]] = (),
+                      weights: Mapping[str, float], keyword_weight: float, d0: float, tau: float,
+                      best_rank: Mapping[str, int], neutral_depth: int = 5, neutral_best_share: float = 1.0,
+                      translated: Mapping[str, float] | None = None,
+                      translated_weight: float = 0.0) -> tuple[list[tuple[str, float]], float]:
+    """Fused (chunk id, score) best first, and g(q), the keyword list's share for this query.
+    ``candidates`` sorted by id; ``z``: field → z-scores aligned with them (NaN: no vector);
+    ``own``: which of them are in the query's language; ``also``: further keyword-like
+    lists (the title list), a chunk taking its best K; ``translated``: K_T of the chunks of
+    the translated keyword lists, added with ``translated_weight`` to chunks outside the
+    query's language. Ties keep the best single rank, then the id."""
+    kv = keyword_evidence(candidates, [keyword, *also], shares)
+    vector = vector_evidence(z, weights, len(candidates))
+    g = language_share(vector, own, d0, tau) if keyword or any(also) else 0.0
+    if translated:
         # the translated list speaks where the query's own language holds no strong match
         own_best = float(kv[own].max()) if own.any() else 0.0
         translated_weight *= 1.0 - g * own_best
     kv = neutral_for_other_languages(kv, vector, own, neutral_depth, neutral_best_share * (1.0 - g))
     scores = vector + keyword_weight * g * kv
-    if translated is not None:
-        scores = np.where(own, scores, scores + translated_weight * translated)
-    order = np.lexsort((np.arange(scores.size), best_rank, -scores))
-    return order, scores, g
+    if translated:
+        t = np.array([translated.get(c, 0.0) for c in candidates])
+        scores = np.where(own, scores, scores + translated_weight * t)
+    order = np.lexsort((np.arange(scores.size), [best_rank[c] for c in candidates], -scores))
+    return [(candidates[i], s) for i, s in zip(order.tolist(), scores[order].tolist())], g
 
 
 def calibrated(z: Mapping[str, Mapping[str, float]], keyword: Sequence[Hit], shares: Mapping[str, float], *,
-               also: Sequence[Sequence[Hit]] = (), weights: Mapping[str, float],
-               keyword_weight: float, lang_of: Mapping[str, str], qlang: str, d0: float, tau: float,
-               best_rank: Mapping[str, int], neutral_depth: int = 5,
-               neutral_best_share: float = 1.0, translated: Mapping[str, float] | None = None,
-               translated_weight: float = 0.0) -> tuple[list[tuple[str, float]], float]:
-    """:func:`fuse` on mappings keyed by chunk id: fused (chunk id, score) best first, and
-    g(q), the keyword list's share for this query. ``best_rank`` names the candidates;
-    ``z``: field → chunk → z-score; ``also``: further keyword-like lists (the title list),
-    a chunk taking its best K; ``translated``: K_T of the chunks of the translated keyword
-    lists, added with ``translated_weight`` to chunks outside the query's language."""
+               lang_of: Mapping[str, str], qlang: str, best_rank: Mapping[str, int],
+               **settings) -> tuple[list[tuple[str, float]], float]:
+    """:func:`calibrated_arrays` on mappings keyed by chunk id: ``best_rank`` names the
+    candidates, ``z`` is field → chunk → z-score and ``lang_of`` chunk → language."""
     candidates = sorted(best_rank)
-    kv = keyword_evidence(candidates, [keyword, *also], shares)
     arrays = {f: np.array([scores.get(c, np.nan) for c in candidates], dtype=np.float64) for f, scores in z.items()}
     own = np.array([lang_of.get(c) == qlang for c in candidates], dtype=bool)
-    t = np.array([translated.get(c, 0.0) for c in candidates]) if translated else None
-    order, scores, g = fuse(arrays, kv, own, np.array([best_rank[c] for c in candidates]), weights=weights,
-                            keyword_weight=keyword_weight, d0=d0, tau=tau, with_keyword=bool(keyword or any(also)),
-                            neutral_depth=neutral_depth, neutral_best_share=neutral_best_share, translated=t,
-                            translated_weight=translated_weight)
-    return [(candidates[i], s) for i, s in zip(order.tolist(), scores[order].tolist())], g
+    return calibrated_arrays(candidates, arrays, own, keyword, shares, best_rank=best_rank, **settings)
 
 
 def keyword_evidence(candidates: Sequence[str], lists: Sequence[Sequence[Hit]],

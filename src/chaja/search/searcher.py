@@ -39,7 +39,7 @@ from chaja.encoders.base import Encoder
 from chaja.rerank import Reranker, get_reranker, passage_text, rerank_order
 from chaja.rerank.selection import mapped, prefix_length
 from chaja.search import background, lexicon, multipart
-from chaja.search.calibrated import PARTNER, fuse, keyword_evidence, keyword_values
+from chaja.search.calibrated import PARTNER, calibrated_arrays, keyword_values
 from chaja.search.fusion import convex, ranks, rrf
 from chaja.search.abstain import should_abstain
 from chaja.search.filters import Filters
@@ -325,28 +325,24 @@ class Searcher:
         best: dict[str, int] = {}
         for hits in lists.values():
             for cid, r in ranks(hits).items():
-                if r < best.get(cid, r + 1):
-                    best[cid] = r
+                best[cid] = min(best.get(cid, r), r)
         candidates = sorted(best)
         # a list that is off (or found nothing) adds neither candidates nor evidence
         weights = {FIELD_OF_LIST[m]: w for m, w in cfg.calibrated_weights.items()
                    if m in FIELD_OF_LIST and w and lists.get(m)}
-        needed = [f for f in FIELD_OF_LIST.values() if f in weights or any(PARTNER.get(w) == f for w in weights)]
-        asked = [(f, queries.get(f), self.background.get(f)) for f in needed]
+        needed = set(weights) | {PARTNER[f] for f in weights if f in PARTNER}
+        asked = [(f, queries.get(f), self.background.get(f)) for f in sorted(needed)]
         asked = [(f, q, stats) for f, q, stats in asked if q is not None and stats is not None]
         langs, cosines = self.candidate_cosines(candidates, [(q, f) for f, q, _ in asked])
         z = {}
         for (field, q, stats), cos in zip(asked, cosines):
             mu, sigma = background.moments(stats, q)
             z[field] = (cos - mu) / sigma
-        kv = keyword_evidence(candidates, [keyword, title] if title else [keyword], shares)
-        t = np.array([translated.get(c, 0.0) for c in candidates]) if translated else None
-        order, scores, g = fuse(z, kv, langs == qlang, np.array([best[c] for c in candidates]), weights=weights,
-                                keyword_weight=cfg.calibrated_weights.get("keyword", 1.0), d0=cfg.language_margin,
-                                tau=cfg.language_softness, with_keyword=bool(keyword or title),
-                                neutral_depth=cfg.keyword_neutral_depth, neutral_best_share=cfg.keyword_neutral_best,
-                                translated=t, translated_weight=cfg.translated_keyword)
-        return [(candidates[i], s) for i, s in zip(order.tolist(), scores[order].tolist())], g
+        return calibrated_arrays(candidates, z, langs == qlang, keyword, shares, also=[title] if title else [],
+                                 weights=weights, keyword_weight=cfg.calibrated_weights.get("keyword", 1.0),
+                                 d0=cfg.language_margin, tau=cfg.language_softness, best_rank=best,
+                                 neutral_depth=cfg.keyword_neutral_depth, neutral_best_share=cfg.keyword_neutral_best,
+                                 translated=translated, translated_weight=cfg.translated_keyword)
 
     def candidate_cosines(self, ids: list[str], asked: list[tuple[np.ndarray, str]]) -> tuple[np.ndarray, list[np.ndarray]]:
         """Each candidate's language (None where the store has no chunk vector of it) and its

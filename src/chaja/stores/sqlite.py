@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import os
 import sqlite3
 import threading
@@ -506,13 +507,13 @@ class SqliteStore:
 
     def refresh(self) -> bool:
         """Apply every write committed since this store last looked (any process's) to the
-        keyword index and the vector matrices already read, and rebuild their id maps, so
-        that the next search does not pay for it (a search would do it first); True when
-        there was a write to apply."""
+        keyword index and the vector matrices already read, and rebuild the chunk id map (the
+        one a search looks ids up in), so that the next search does not pay for it (a search
+        would do it first); True when there was a write to apply."""
         before = self._keywords.seq if self._keywords.bm25 is not None else None
         self._fresh()
-        for field in list(self._matrix):
-            self._row_of(field)
+        if "chunk" in self._matrix:
+            self._row_of("chunk")
         return self._keywords.seq != before
 
     def _vectors(self, field: str = "chunk") -> tuple[np.ndarray, list[str], np.ndarray]:
@@ -655,53 +656,38 @@ class SqliteStore:
 
     def vector_scores(self, query: np.ndarray, ids: list[str], *, field: str = "chunk") -> dict[str, float]:
         """Cosine of ``query`` with the ``field`` vector of each chunk in ``ids`` that has one."""
-        self._fresh()
-        mat = self._vectors(field)[0]
-        found, rows = self._rows_in(field, ids)
-        if not found:
-            return {}
-        q = np.asarray(query, dtype=np.float32).ravel()
-        if q.size != mat.shape[1]:
-            raise StoreError(f"query vector has dimension {q.size}, the store holds {mat.shape[1]}")
-        return dict(zip(found, (mat[rows] @ q).tolist()))
+        ids = list(dict.fromkeys(ids))
+        scores = self.vector_scores_at(ids, [(query, field)])[1][0]
+        return {cid: s for cid, s in zip(ids, scores.tolist()) if not math.isnan(s)}
 
     def vector_scores_at(self, ids: list[str], asked: Sequence[tuple[np.ndarray, str]]
                          ) -> tuple[np.ndarray, list[np.ndarray]]:
         """The language of each of ``ids`` (None for an id the store does not hold) and, for
         each (query, field) of ``asked``, the cosine of the query with each id's ``field``
-        vector (NaN where it has none): :meth:`chunk_languages` and :meth:`vector_scores`
-        as arrays aligned with ``ids``, the ids looked up once for every field."""
+        vector (NaN where it has none), as arrays aligned with ``ids``: the ids are looked
+        up once, in the chunk matrix, and each field's rows found by their rowids."""
         self._fresh()
         row = self._row_of("chunk")
         rows = np.fromiter((row.get(c, -1) for c in ids), dtype=np.int64, count=len(ids))
-        known = rows >= 0
+        known = np.flatnonzero(rows >= 0)
         langs = np.full(len(ids), None, dtype=object)
         langs[known] = self._vectors("chunk")[2][rows[known]]
         rowids = self._matrix_rowids["chunk"][rows[known]]
         out = []
         for query, field in asked:
             mat = self._vectors(field)[0]
-            q = np.asarray(query, dtype=np.float32).ravel()
             scores = np.full(len(ids), np.nan)
-            if mat.shape[0] == 0:
-                out.append(scores)
+            out.append(scores)
+            if mat.shape[0] == 0 or known.size == 0:
                 continue
+            pos, present = _positions(self._matrix_rowids[field], rowids)
+            if not present.any():
+                continue
+            q = np.asarray(query, dtype=np.float32).ravel()
             if q.size != mat.shape[1]:
                 raise StoreError(f"query vector has dimension {q.size}, the store holds {mat.shape[1]}")
-            if field == "chunk":
-                at, held = np.flatnonzero(known), rows[known]
-            else:
-                pos, present = _positions(self._matrix_rowids[field], rowids)
-                at, held = np.flatnonzero(known)[present], pos[present]
-            scores[at] = mat[held] @ q
-            out.append(scores)
+            scores[known[present]] = mat[pos[present]] @ q
         return langs, out
-
-    def _rows_in(self, field: str, ids: list[str]) -> tuple[list[str], np.ndarray]:
-        """The distinct ``ids`` that have a ``field`` vector, and their rows in its matrix."""
-        row = self._row_of(field)
-        found = [cid for cid in dict.fromkeys(ids) if cid in row]
-        return found, np.fromiter(map(row.__getitem__, found), dtype=np.int64, count=len(found))
 
     def vector_sample(self, n: int, *, field: str = "chunk") -> np.ndarray:
         """At most ``n`` stored ``field`` vectors: the first ``n`` by :func:`sample_order`."""
@@ -721,9 +707,8 @@ class SqliteStore:
 
     def chunk_languages(self, ids: list[str]) -> dict[str, str]:
         """The language of each listed chunk, from the in-memory chunk matrix's columns."""
-        langs = self._vectors("chunk")[2]
-        found, rows = self._rows_in("chunk", ids)
-        return dict(zip(found, langs[rows].tolist()))
+        langs = self.vector_scores_at(ids, [])[0]
+        return {cid: lang for cid, lang in zip(ids, langs.tolist()) if lang is not None}
 
     def language_means(self) -> dict[str, tuple[int, np.ndarray]]:
         mat, _, langs = self._vectors()
