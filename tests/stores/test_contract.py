@@ -348,6 +348,20 @@ def test_vector_sample_returns_stored_vectors(store, build):
         {tuple(np.round(np.asarray(x.vector, dtype=np.float32), 5)) for x in first}
 
 
+def test_stored_vectors_of_given_chunks(store, build):
+    d, r = build.make_doc("w", "문서", ["하나", "둘", "셋"], headings=[(), ("설치",), ()])
+    r[1].heading_vector = build.unit(3)
+    store.put_document(d, r)
+    got = store.stored_vectors(["w#2", "w#0", "missing", "w#0"])
+    assert set(got) == {"w#0", "w#2"}
+    for x in (r[0], r[2]):
+        assert np.allclose(got[x.chunk.id], np.asarray(x.vector, dtype=np.float32), atol=1e-5)
+    assert set(store.stored_vectors(["w#0", "w#1", "w#2"], field="heading")) == {"w#1"}
+    assert store.stored_vectors([]) == {}
+    with pytest.raises(StoreError):
+        store.stored_vectors(["w#0"], field="nope")
+
+
 def test_chunk_sample_returns_stored_chunks_in_sample_order(store, build):
     assert store.chunk_sample(10) == []
     d, r = build.make_doc("s", "문서", ["하나", "둘", "셋", "넷"], headings=[("가",), ("나",), (), ()])

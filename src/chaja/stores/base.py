@@ -83,6 +83,11 @@ class Store(Protocol):
         (to score a candidate that another list found)."""
         ...
 
+    def stored_vectors(self, ids: list[str], field: str = "chunk") -> dict[str, np.ndarray]:
+        """The stored ``field`` vector of each listed chunk that has one (the feedback
+        vectors of :mod:`chaja.search.feedback`)."""
+        ...
+
     def vector_sample(self, n: int, *, field: str = "chunk") -> np.ndarray:
         """At most ``n`` stored vectors of ``field`` (all of them when there are fewer): the
         first ``n`` by :func:`sample_order`, for the background statistics of calibrated fusion."""

@@ -337,6 +337,11 @@ def _query_terms(terms: list[str]) -> list[str]:
     return list(out)
 
 
+def _array(vec) -> np.ndarray:
+    """A pgvector value (or a plain sequence) as a float32 array."""
+    return np.asarray(vec.to_numpy() if hasattr(vec, "to_numpy") else vec, dtype=np.float32)
+
+
 def _describe(dsn: str) -> str:
     """The connection target without secrets, for error messages."""
     try:
@@ -1232,6 +1237,19 @@ class PostgresStore:
             stmt, {"q": q, "ids": wanted}).fetchall())
         return {cid: float(score) for cid, score in rows}
 
+    def stored_vectors(self, ids: list[str], field: str = "chunk") -> dict[str, np.ndarray]:
+        """The stored ``field`` vector of each listed chunk that has one."""
+        if field not in _FIELD_COLUMNS:
+            raise StoreError(f"vector field must be one of {', '.join(_FIELD_COLUMNS)}, not {field!r}")
+        table, key, column = _FIELD_COLUMNS[field]
+        wanted = [i for i in (_clean(x) for x in dict.fromkeys(ids)) if i is not None]
+        if not wanted:
+            return {}
+        stmt = self._q(f"SELECT {key}, {column} FROM {{s}}.{table}"
+                       f" WHERE {key} = ANY(%(ids)s::text[]) AND {column} IS NOT NULL")
+        rows = self._run("cannot read vectors", lambda: self.conn.execute(stmt, {"ids": wanted}).fetchall())
+        return {cid: _array(vec) for cid, vec in rows}
+
     def vector_sample(self, n: int, *, field: str = "chunk") -> np.ndarray:
         """At most ``n`` stored ``field`` vectors: the first ``n`` by md5 of the chunk id,
         as :func:`chaja.stores.base.sample_order` orders them."""
@@ -1243,8 +1261,7 @@ class PostgresStore:
             f" ORDER BY md5({key}) LIMIT %s"), (int(n),)).fetchall())
         if not rows:
             return np.zeros((0, 0), dtype=np.float32)
-        return np.stack([np.asarray(r[0].to_numpy() if hasattr(r[0], "to_numpy") else r[0], dtype=np.float32)
-                         for r in rows])
+        return np.stack([_array(r[0]) for r in rows])
 
     def chunk_sample(self, n: int) -> list[Chunk]:
         """At most ``n`` stored chunks: the first ``n`` by md5 of the chunk id, as

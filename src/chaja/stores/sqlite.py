@@ -689,6 +689,23 @@ class SqliteStore:
             scores[known[present]] = mat[pos[present]] @ q
         return langs, out
 
+    def stored_vectors(self, ids: list[str], field: str = "chunk") -> dict[str, np.ndarray]:
+        """The stored ``field`` vector of each of ``ids`` that has one (rows of the mapped
+        matrix: read only)."""
+        if field not in VECTOR_FIELDS:
+            raise StoreError(f"vector field must be one of {', '.join(VECTOR_FIELDS)}, not {field!r}")
+        self._fresh()
+        row = self._row_of("chunk")
+        known = [(c, row[c]) for c in dict.fromkeys(ids) if c in row]
+        if not known:
+            return {}
+        mat = self._vectors(field)[0]
+        if mat.shape[0] == 0:
+            return {}
+        rowids = self._matrix_rowids["chunk"][np.array([r for _, r in known], dtype=np.int64)]
+        pos, present = _positions(self._matrix_rowids[field], rowids)
+        return {c: mat[p] for (c, _), p, ok in zip(known, pos.tolist(), present.tolist()) if ok}
+
     def vector_sample(self, n: int, *, field: str = "chunk") -> np.ndarray:
         """At most ``n`` stored ``field`` vectors: the first ``n`` by :func:`sample_order`."""
         mat, ids, _ = self._vectors(field)
