@@ -22,8 +22,8 @@ def mixed(tmp_path_factory):
     idx.close()
 
 
-def doc_ids(idx, q, k=5):
-    return [d.doc_id for d in idx.search(q, top_k=k).documents]
+def doc_ids(idx, q, k=5, **settings):
+    return [d.doc_id for d in idx.search(q, top_k=k, settings=settings or None).documents]
 
 
 def test_a_page_without_headings_is_not_pushed_below_worse_matches(mixed):
@@ -49,12 +49,23 @@ def test_question_endings_are_not_terms(mixed):
 
 @pytest.mark.parametrize("query, doc", [
     ("식기세척기 배수 펌프 막힘", "manuals/dishwasher-manual"),
+    ("자기주식 소각 결정", "filings/corvane-annual-report"),
     ("보증 기간은 얼마나 되나요?", "manuals/warranty"),
     ("모터 10년 보증", "manuals/warranty"),
     ("Corvane 자사주 소각 주식 수", "filings/corvane-annual-report"),
 ])
 def test_korean_questions_find_their_english_pages(mixed, query, doc):
     assert doc in doc_ids(mixed, query, 3)
+
+
+def test_a_korean_question_borrows_from_the_korean_filings_to_find_the_english_report(mixed):
+    # USE knows no "자기주식" (treasury shares): the English report's buyback section is
+    # reached through the Korean share-cancellation filings the question finds first
+    query = "자기주식 소각 결정"
+    found = doc_ids(mixed, query, 3)
+    assert set(found[:2]) == {"filings/daesung-share-cancellation", "filings/hanbit-share-cancellation"}
+    assert found[2] == "filings/corvane-annual-report"       # lifted, but never above its sources
+    assert "filings/corvane-annual-report" not in doc_ids(mixed, query, 3, feedback_weight=0)
 
 
 @pytest.mark.parametrize("query, doc, lang", [

@@ -81,6 +81,8 @@ class SearchConfig:
     keyword_neutral_best: float = 1.0   # calibrated fusion: that neutral value leans on the best own-language keyword value by this times 1 − g(q) (0–1)
     translated_keyword: float = 4.0     # calibrated fusion: weight of the keyword list of the query's words translated into another language (chaja.search.lexicon; 0 = off)
     translation_threshold: float = 0.7  # ... a word is translated to its nearest word in that language when their aligned cosine is at least this
+    feedback_weight: float = 1.0        # calibrated fusion: weight of the evidence other-language candidates borrow from the best own-language ones (chaja.search.feedback; 0 = off)
+    feedback_depth: int = 2             # ... the number of best own-language candidates it is borrowed from
     abstain_below: float = 0.0          # answer "nothing relevant" when the best cosine is below this ...
     abstain_coverage: float = 1.0       # ... and no keyword result holds this share of the query terms
 
@@ -119,7 +121,7 @@ REQUEST_SETTINGS = [
     "heading_weight", "reserved_keyword_share", "title_path", "title_slot", "source_weights", "half_life_days",
     "now", "chunk_cap", "language_projection", "heading_list", "aligned_list", "aligned_heading_list",
     "cross_language_keyword", "cross_language_vector", "list_weights", "calibrated_weights", "multipart",
-    "translated_keyword", "translation_threshold",
+    "translated_keyword", "translation_threshold", "feedback_weight", "feedback_depth",
 ]
 
 
@@ -253,6 +255,7 @@ BOUNDS = {
     "search.heading_weight": (0, None), "search.reserved_keyword_share": (0, 1), "search.chunk_cap": (0, None),
     "search.keyword_neutral_depth": (0, 10_000), "search.keyword_neutral_best": (0.0, 1.0),
     "search.translated_keyword": (0.0, None), "search.translation_threshold": (-1.0, 1.0),
+    "search.feedback_weight": (0.0, None), "search.feedback_depth": (1, 100),
     "search.language_softness": (1e-6, None),
     "encoder.batch_size": (1, 4096), "encoder.threads": (0, 1024), "encoder.timeout_s": (0.01, None),
     "encoder.retries": (0, 100),

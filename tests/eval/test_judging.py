@@ -50,10 +50,10 @@ def person(item) -> str:
 
 
 def program(item) -> object:
-    """Judge B, a program: gold 3, everything else 0, abstains on news pages it cannot read,
-    and calls manuals pages useful for any manuals question."""
+    """Judge B, a program: gold 3, everything else 0, abstains on news pages and notes it
+    cannot read, and calls manuals pages useful for any manuals question."""
     gold = GOLD[item["question_id"]]
-    if item["doc_id"].startswith("news") and item["doc_id"] != gold:
+    if item["doc_id"].startswith(("news", "manuals/notes")) and item["doc_id"] != gold:
         return "abstain"
     if item["doc_id"] == gold:
         return 3

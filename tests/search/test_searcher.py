@@ -255,6 +255,42 @@ def test_index_without_heading_vectors_has_no_heading_list(tmp_path, encoder, co
         assert idx.config.index.heading_vectors is False
 
 
+def test_borrowed_evidence_is_recomputed_from_the_stored_vectors(corpus_index):
+    """Other-language candidates gain w_B · g(q) · B(c), B their background z-scores against
+    the mean stored vector of the two best own-language candidates, no higher than those;
+    the query's language is untouched."""
+    from chaja.search import background, feedback
+    q = "자기주식 소각"
+    s = corpus_index.searcher()
+    off = corpus_index.search(q, top_k=50, settings={"feedback_weight": 0, "chunk_cap": 0})   # fused order
+    on = corpus_index.search(q, top_k=50, settings={"chunk_cap": 0})
+    assert s.cfg.feedback_weight == 1.0 and s.cfg.feedback_depth == 2
+    before = {c.chunk.id: c.score for c in off.chunks}
+    after = {c.chunk.id: c.score for c in on.chunks}
+    lang = {c.chunk.id: c.chunk.lang for c in off.chunks}
+    order = sorted(before, key=lambda c: -before[c])
+    src = [c for c in order if lang[c] == "ko"][:2]
+    ceiling = min(before[c] for c in src)
+    g = off.signals["keyword_share"]
+    assert g > 0 and any(lang[c] != "ko" for c in before)
+    borrowed = {c: 0.0 for c in before}
+    for field, w in feedback.FIELDS.items():
+        basis = s._basis if field == "chunk" else None
+        f = feedback.feedback_vector(list(s.store.stored_vectors(src, field).values()), basis)
+        mu, sigma = background.moments(s.background[field], f)
+        for c, x in s.store.vector_scores(f, list(before), field=field).items():
+            borrowed[c] += w * (x - mu) / sigma
+    changed = 0
+    for c in set(before) & set(after):
+        if lang[c] == "ko":
+            assert after[c] == pytest.approx(before[c], abs=1e-9)
+        else:
+            assert after[c] == pytest.approx(feedback.lifted(before[c], g * borrowed[c], ceiling), abs=1e-4)
+            assert after[c] <= max(before[c], ceiling) + 1e-9
+            changed += after[c] != pytest.approx(before[c], abs=1e-6)
+    assert changed
+
+
 @pytest.mark.parametrize("off", [None, "aligned_list"])
 def test_calibrated_score_is_recomputed_from_the_store(corpus_index, off):
     """The default fusion: background z-scores of every candidate in every weighted field,
@@ -268,10 +304,11 @@ def test_calibrated_score_is_recomputed_from_the_store(corpus_index, off):
     if off:
         setattr(cfg, off, False)
     depth, cfg.keyword_neutral_depth = cfg.keyword_neutral_depth, 0   # its own test below
+    borrowed, cfg.feedback_weight = cfg.feedback_weight, 0.0             # and this one
     try:
         res = corpus_index.search(q)
     finally:
-        cfg.keyword_neutral_depth = depth
+        cfg.keyword_neutral_depth, cfg.feedback_weight = depth, borrowed
         if off:
             setattr(cfg, off, True)
     s = corpus_index.searcher()

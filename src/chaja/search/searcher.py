@@ -38,7 +38,7 @@ from chaja.documents import Hit
 from chaja.encoders.base import Encoder
 from chaja.rerank import Reranker, get_reranker, passage_text, rerank_order
 from chaja.rerank.selection import mapped, prefix_length
-from chaja.search import background, lexicon, multipart
+from chaja.search import background, feedback, lexicon, multipart
 from chaja.search.calibrated import PARTNER, calibrated_arrays, keyword_values
 from chaja.search.fusion import convex, ranks, rrf
 from chaja.search.abstain import should_abstain
@@ -338,11 +338,44 @@ class Searcher:
         for (field, q, stats), cos in zip(asked, cosines):
             mu, sigma = background.moments(stats, q)
             z[field] = (cos - mu) / sigma
-        return calibrated_arrays(candidates, z, langs == qlang, keyword, shares, also=[title] if title else [],
-                                 weights=weights, keyword_weight=cfg.calibrated_weights.get("keyword", 1.0),
-                                 d0=cfg.language_margin, tau=cfg.language_softness, best_rank=best,
-                                 neutral_depth=cfg.keyword_neutral_depth, neutral_best_share=cfg.keyword_neutral_best,
-                                 translated=translated, translated_weight=cfg.translated_keyword)
+        own = langs == qlang
+        fused, g = calibrated_arrays(candidates, z, own, keyword, shares, also=[title] if title else [],
+                                     weights=weights, keyword_weight=cfg.calibrated_weights.get("keyword", 1.0),
+                                     d0=cfg.language_margin, tau=cfg.language_softness, best_rank=best,
+                                     neutral_depth=cfg.keyword_neutral_depth, neutral_best_share=cfg.keyword_neutral_best,
+                                     translated=translated, translated_weight=cfg.translated_keyword)
+        if cfg.feedback_weight > 0 and own.any() and not own.all():
+            fused = self._with_feedback(fused, candidates, own, g, best)
+        return fused, g
+
+    def _with_feedback(self, fused: list[tuple[str, float]], candidates: list[str], own: np.ndarray,
+                       g: float, best: Mapping[str, int]) -> list[tuple[str, float]]:
+        """``fused`` with the evidence borrowed from the query's own language added to the
+        other languages' candidates (:mod:`chaja.search.feedback`), in order again."""
+        cfg = self.cfg
+        vectors_of = getattr(self.store, "stored_vectors", None)
+        if vectors_of is None or g <= 0:
+            return fused
+        src = feedback.sources(fused, dict(zip(candidates, own.tolist())), cfg.feedback_depth)
+        asked = []
+        for field, w in feedback.FIELDS.items():
+            stats = self.background.get(field)
+            basis = self._basis if field == "chunk" and cfg.language_projection else None
+            f = feedback.feedback_vector(list(vectors_of(src, field).values()), basis) if stats else None
+            if f is not None:
+                asked.append((field, w, f, stats))
+        if not asked:
+            return fused
+        _, cosines = self.candidate_cosines(candidates, [(f, field) for field, _, f, _ in asked])
+        borrowed = np.zeros(len(candidates))
+        for (field, w, f, stats), cos in zip(asked, cosines):
+            mu, sigma = background.moments(stats, f)
+            borrowed += w * np.nan_to_num((cos - mu) / sigma, nan=0.0)
+        add = dict(zip(candidates, np.where(own, 0.0, cfg.feedback_weight * g * borrowed).tolist()))
+        score = dict(fused)
+        ceiling = min(score[c] for c in src)
+        scored = [(c, s if not add.get(c) else feedback.lifted(s, add[c], ceiling)) for c, s in fused]
+        return sorted(scored, key=lambda cs: (-cs[1], cs[0] not in src, best[cs[0]], cs[0]))
 
     def candidate_cosines(self, ids: list[str], asked: list[tuple[np.ndarray, str]]) -> tuple[np.ndarray, list[np.ndarray]]:
         """Each candidate's language (None where the store has no chunk vector of it) and its
