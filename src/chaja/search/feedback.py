@@ -34,6 +34,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from chaja.search.languages import project_out
+
 #: the fields feedback vectors are built in and their weights in B(c)
 FIELDS = {"chunk": 1.0, "aligned": 0.5}
 
@@ -48,8 +50,8 @@ def feedback_vector(vectors: Sequence[np.ndarray], basis: np.ndarray | None = No
     if not len(vectors):
         return None
     f = np.mean(np.asarray(vectors, dtype=np.float64), axis=0)
-    if basis is not None and basis.size:
-        f = f - basis.T @ (basis @ f)
+    if basis is not None:
+        f = project_out(f, basis)
     norm = float(np.linalg.norm(f))
     return (f / norm).astype(np.float32) if norm > 0 else None
 

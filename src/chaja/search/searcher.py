@@ -344,7 +344,7 @@ class Searcher:
                                      d0=cfg.language_margin, tau=cfg.language_softness, best_rank=best,
                                      neutral_depth=cfg.keyword_neutral_depth, neutral_best_share=cfg.keyword_neutral_best,
                                      translated=translated, translated_weight=cfg.translated_keyword)
-        if cfg.feedback_weight > 0 and own.any() and not own.all():
+        if cfg.feedback_weight > 0 and g > 0 and own.any() and not own.all():
             fused = self._with_feedback(fused, candidates, own, g, best)
         return fused, g
 
@@ -353,15 +353,12 @@ class Searcher:
         """``fused`` with the evidence borrowed from the query's own language added to the
         other languages' candidates (:mod:`chaja.search.feedback`), in order again."""
         cfg = self.cfg
-        vectors_of = getattr(self.store, "stored_vectors", None)
-        if vectors_of is None or g <= 0:
-            return fused
         src = feedback.sources(fused, dict(zip(candidates, own.tolist())), cfg.feedback_depth)
         asked = []
         for field, w in feedback.FIELDS.items():
             stats = self.background.get(field)
             basis = self._basis if field == "chunk" and cfg.language_projection else None
-            f = feedback.feedback_vector(list(vectors_of(src, field).values()), basis) if stats else None
+            f = feedback.feedback_vector(list(self.store.stored_vectors(src, field).values()), basis) if stats else None
             if f is not None:
                 asked.append((field, w, f, stats))
         if not asked:
@@ -372,10 +369,10 @@ class Searcher:
             mu, sigma = background.moments(stats, f)
             borrowed += w * np.nan_to_num((cos - mu) / sigma, nan=0.0)
         add = dict(zip(candidates, np.where(own, 0.0, cfg.feedback_weight * g * borrowed).tolist()))
-        score = dict(fused)
-        ceiling = min(score[c] for c in src)
-        scored = [(c, s if not add.get(c) else feedback.lifted(s, add[c], ceiling)) for c, s in fused]
-        return sorted(scored, key=lambda cs: (-cs[1], cs[0] not in src, best[cs[0]], cs[0]))
+        first = set(src)
+        ceiling = min(s for c, s in fused if c in first)
+        scored = [(c, feedback.lifted(s, add.get(c, 0.0), ceiling)) for c, s in fused]
+        return sorted(scored, key=lambda cs: (-cs[1], cs[0] not in first, best[cs[0]], cs[0]))
 
     def candidate_cosines(self, ids: list[str], asked: list[tuple[np.ndarray, str]]) -> tuple[np.ndarray, list[np.ndarray]]:
         """Each candidate's language (None where the store has no chunk vector of it) and its

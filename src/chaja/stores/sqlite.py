@@ -666,13 +666,9 @@ class SqliteStore:
         each (query, field) of ``asked``, the cosine of the query with each id's ``field``
         vector (NaN where it has none), as arrays aligned with ``ids``: the ids are looked
         up once, in the chunk matrix, and each field's rows found by their rowids."""
-        self._fresh()
-        row = self._row_of("chunk")
-        rows = np.fromiter((row.get(c, -1) for c in ids), dtype=np.int64, count=len(ids))
-        known = np.flatnonzero(rows >= 0)
+        known, rows = self._chunk_rows(ids)
         langs = np.full(len(ids), None, dtype=object)
-        langs[known] = self._vectors("chunk")[2][rows[known]]
-        rowids = self._matrix_rowids["chunk"][rows[known]]
+        langs[known] = self._vectors("chunk")[2][rows]
         out = []
         for query, field in asked:
             mat = self._vectors(field)[0]
@@ -680,7 +676,7 @@ class SqliteStore:
             out.append(scores)
             if mat.shape[0] == 0 or known.size == 0:
                 continue
-            pos, present = _positions(self._matrix_rowids[field], rowids)
+            pos, present = self._field_rows(field, rows)
             if not present.any():
                 continue
             q = np.asarray(query, dtype=np.float32).ravel()
@@ -692,19 +688,27 @@ class SqliteStore:
     def stored_vectors(self, ids: list[str], field: str = "chunk") -> dict[str, np.ndarray]:
         """The stored ``field`` vector of each of ``ids`` that has one (rows of the mapped
         matrix: read only)."""
-        if field not in VECTOR_FIELDS:
-            raise StoreError(f"vector field must be one of {', '.join(VECTOR_FIELDS)}, not {field!r}")
+        ids = list(dict.fromkeys(ids))
+        known, rows = self._chunk_rows(ids)
+        mat = self._vectors(field)[0]
+        if mat.shape[0] == 0 or known.size == 0:
+            return {}
+        pos, present = self._field_rows(field, rows)
+        return {ids[i]: mat[p] for i, p in zip(known[present].tolist(), pos[present].tolist())}
+
+    def _chunk_rows(self, ids: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """The indices in ``ids`` of the chunks the store holds, and their rows in the chunk
+        matrix (every committed write applied first)."""
         self._fresh()
         row = self._row_of("chunk")
-        known = [(c, row[c]) for c in dict.fromkeys(ids) if c in row]
-        if not known:
-            return {}
-        mat = self._vectors(field)[0]
-        if mat.shape[0] == 0:
-            return {}
-        rowids = self._matrix_rowids["chunk"][np.array([r for _, r in known], dtype=np.int64)]
-        pos, present = _positions(self._matrix_rowids[field], rowids)
-        return {c: mat[p] for (c, _), p, ok in zip(known, pos.tolist(), present.tolist()) if ok}
+        rows = np.fromiter((row.get(c, -1) for c in ids), dtype=np.int64, count=len(ids))
+        known = np.flatnonzero(rows >= 0)
+        return known, rows[known]
+
+    def _field_rows(self, field: str, chunk_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Where the chunks at ``chunk_rows`` of the chunk matrix sit in the ``field``
+        matrix (loaded by the caller), and which of them have a ``field`` vector."""
+        return _positions(self._matrix_rowids[field], self._matrix_rowids["chunk"][chunk_rows])
 
     def vector_sample(self, n: int, *, field: str = "chunk") -> np.ndarray:
         """At most ``n`` stored ``field`` vectors: the first ``n`` by :func:`sample_order`."""
