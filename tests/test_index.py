@@ -95,3 +95,16 @@ def test_the_translation_lexicon_is_recorded_for_a_store_of_two_languages_only(t
         assert idx.store.get_meta(lexicon.META_KEY) == ""
         assert idx.searcher().lexicon is None
         assert "translated" not in " ".join(idx.search("보증 기간", top_k=3).lists)
+
+
+def test_progress_names_the_finishing_steps_after_the_last_document(tmp_path, corpus, encoder):
+    seen = []
+    with chaja.open(tmp_path / "p.chaja", encoder=encoder) as idx:
+        idx.add([corpus], progress=seen.append)
+        total = idx.store.stats().documents
+    stages = [p.stage for p in seen]
+    finishing = stages[stages.index("vector statistics"):]
+    assert set(stages[:stages.index("vector statistics")]) == {"encoding"}
+    assert finishing[:2] == ["vector statistics", "translation lexicon"]     # Korean and English
+    assert "keyword postings" in finishing and "vectors chunk" in finishing
+    assert all(p.documents_done == p.documents_total == total for p in seen if p.stage != "encoding")

@@ -32,3 +32,13 @@ def test_a_total_learned_late_and_a_closing_note():
     bar.show(4, 4)
     bar.close("done in 1 s")
     assert "4/4" in out.getvalue() and "done in 1 s" in out.getvalue()
+
+
+def test_each_finishing_step_is_drawn_as_it_begins():
+    out = io.StringIO()
+    report, bar = indexing(stream=out)
+    report(SimpleNamespace(documents_done=5, documents_total=5, chunks_done=15, encode_rate=12.5, stage="encoding"))
+    for step in ("vector statistics", "keyword postings", "graph chunk (30,000 vectors)"):
+        report(SimpleNamespace(documents_done=5, documents_total=5, chunks_done=15, encode_rate=12.5, stage=step))
+        assert f"step={step}" in out.getvalue()      # at once, not at the next interval
+    bar.close()

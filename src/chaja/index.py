@@ -103,15 +103,26 @@ class Index:
         enc = self.encoder
         aligned = self.aligned_encoder
         self._record_settings(enc, aligned)
+        last: list[Progress] = []
+
+        def relay(p: Progress) -> None:
+            last[:] = [p]
+            progress(p)
+
+        def stage(name: str) -> None:
+            """Tell ``progress`` a finishing step has begun, beside the last counts."""
+            if progress is not None:
+                progress(dataclasses.replace(last[0], stage=name) if last else Progress(0, 0, 0, 0.0, 0, name))
+
         report = index_documents(self.store, enc, docs, self.analyzer, max_chars=self.config.index.chunk_chars,
                                  batch_chunks=max(self.config.encoder.batch_size, 1) * 4, prune=prune,
                                  heading_vectors=self.config.index.heading_vectors, aligned_encoder=aligned,
-                                 progress=progress)
+                                 progress=relay if progress is not None else None)
         # also after a run that found nothing to do: a crash may have left them behind
-        self._record_statistics(changed=bool(report.added or report.changed or report.removed))
+        self._record_statistics(changed=bool(report.added or report.changed or report.removed), stage=stage)
         compact = getattr(self.store, "compact", None)
         if compact is not None and (report.added or report.changed or report.removed):
-            compact()
+            compact(progress=stage)
         self._searcher = None
         return report
 
@@ -120,7 +131,7 @@ class Index:
     #: the hub's writer allows ``hub.statistics_drift``, 5%, since recomputing reads every vector)
     statistics_drift = 0.0
 
-    def _record_statistics(self, changed: bool = True) -> None:
+    def _record_statistics(self, changed: bool = True, stage: Callable[[str], None] = lambda name: None) -> None:
         """Record the per-language mean vectors, the background statistics of each vector
         field and the translation lexicon (what the searcher's projection, calibrated fusion
         and translated keyword lists read), when none are
@@ -137,10 +148,14 @@ class Index:
             if (then["langs"] == json.loads(shape)["langs"]
                     and abs(stats.chunks - then["chunks"]) <= self.statistics_drift * max(then["chunks"], 1)):
                 return
+        stage("vector statistics")
         means = self.store.language_means()
         self.store.set_meta(META_KEY, encode_means(means))
         self.store.set_meta(background.META_KEY, background.encode(background.of_store(self.store)))
-        self._record_lexicon(sum(1 for lang, (count, _) in means.items() if lang and count) > 1)
+        several = sum(1 for lang, (count, _) in means.items() if lang and count) > 1
+        if several and self.aligned_encoder is not None:
+            stage("translation lexicon")
+        self._record_lexicon(several)
         self.store.set_meta("statistics.shape", shape)
 
     def _record_lexicon(self, several_languages: bool) -> None:

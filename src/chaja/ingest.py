@@ -31,11 +31,16 @@ from chaja.stores.base import Store
 
 @dataclass
 class Progress:
+    """How far indexing is: documents and chunks done, encoding time, and the ``stage``:
+    ``"encoding"`` while documents are encoded and stored, then each finishing step by name
+    (the vector statistics, the translation lexicon, the keyword postings, a field's vector
+    file and graph), which on a large store take minutes after the last document."""
     documents_done: int
     documents_total: int
     chunks_done: int
     encode_seconds: float
     passages_encoded: int
+    stage: str = "encoding"
 
     @property
     def encode_rate(self) -> float:

@@ -20,13 +20,16 @@ class Progress:
         self._bar = tqdm(desc=desc, unit=unit, file=stream, disable=quiet, leave=True, dynamic_ncols=tty,
                          ascii=not tty, mininterval=0.2 if tty else log_interval)
 
-    def show(self, done: int, total: int | None = None, **postfix) -> None:
-        """Move the bar to ``done`` of ``total``, with ``postfix`` fields beside it."""
+    def show(self, done: int, total: int | None = None, *, now: bool = False, **postfix) -> None:
+        """Move the bar to ``done`` of ``total``, with ``postfix`` fields beside it; ``now``
+        draws it at once (a new step), not at the next interval."""
         if total is not None and total != self._bar.total:
             self._bar.total = total
         if postfix:
             self._bar.set_postfix(postfix, refresh=False)
         self._bar.update(done - self._bar.n)
+        if now:
+            self._bar.refresh()
 
     def close(self, note: str | None = None) -> None:
         """Draw the final state (and ``note`` beside it) and leave the line."""
@@ -43,10 +46,15 @@ class Progress:
 
 def indexing(desc: str = "indexing", *, quiet: bool = False, stream=None):
     """A callback for ``Index.add(progress=...)`` drawing documents done, chunks and passages/s,
-    and the :class:`Progress` behind it (close it when the work ends)."""
+    then each finishing step as it begins (``step=...``, drawn at once), and the
+    :class:`Progress` behind it (close it when the work ends)."""
     bar = Progress(desc, "doc", quiet=quiet, stream=stream)
 
     def report(p) -> None:
-        bar.show(p.documents_done, p.documents_total, chunks=p.chunks_done, passages_per_s=f"{p.encode_rate:.1f}")
+        stage = getattr(p, "stage", "encoding")
+        fields = {"chunks": p.chunks_done, "passages_per_s": f"{p.encode_rate:.1f}"}
+        if stage != "encoding":
+            fields["step"] = stage
+        bar.show(p.documents_done, p.documents_total, now=stage != "encoding", **fields)
 
     return report, bar

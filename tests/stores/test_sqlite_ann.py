@@ -210,3 +210,14 @@ def test_a_graph_is_walked_with_the_candidates_its_build_calls_for(store):
     older = sqlite_ann.load(store.path, "chunk", json.dumps(info), info["seq"])
     assert older is not None and older.expansion == sqlite_ann.LEGACY_EXPANSION_SEARCH
     assert sqlite_ann.LEGACY_EXPANSION_SEARCH > sqlite_ann.EXPANSION_SEARCH
+
+
+def test_compaction_tells_each_step_as_it_begins(tmp_path):
+    s = SqliteStore(tmp_path / "b.chaja", ann_threshold=500)
+    s.put_documents(docs(clustered(800, 3)))
+    steps: list[str] = []
+    assert s.compact(force=True, progress=steps.append)
+    s.close()
+    assert steps[0] == "keyword postings"
+    assert "vectors chunk" in steps and "graph chunk (800 vectors)" in steps
+    assert not any(step.startswith("graph heading") for step in steps)        # no heading vectors, no graph

@@ -1066,13 +1066,16 @@ class PostgresStore:
         self._run("cannot bring the keyword index up to date", self._keywords.refresh)
         return self._keywords.seq != before
 
-    def compact(self) -> bool:
+    def compact(self, *, progress=None) -> bool:
         """Prune the keyword log to what readers still need
         (:meth:`~chaja.stores.postgres_keywords.PostgresKeywordIndex.prune`; ``Index.add`` and
-        ``Index.delete`` call it); True when entries were deleted. Nothing to do on a
-        replica, which the primary's pruning reaches by replication."""
+        ``Index.delete`` call it, telling ``progress`` ``"keyword log"``); True when entries
+        were deleted. Nothing to do on a replica, which the primary's pruning reaches by
+        replication."""
         if self.replica:
             return False
+        if progress is not None:
+            progress("keyword log")
         return self._run("cannot prune the keyword log", self._keywords.prune) > 0
 
     def _allowed_seqs(self, where: Filters) -> np.ndarray:

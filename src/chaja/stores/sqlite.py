@@ -416,15 +416,20 @@ class SqliteStore:
     def _dim(self, field: str) -> int:
         return int(self.get_meta("aligned_dim" if field.startswith("aligned") else "dim") or 0)
 
-    def compact(self, *, force: bool = False) -> bool:
+    def compact(self, *, force: bool = False, progress: Callable[[str], None] | None = None) -> bool:
         """Fold recent writes into the keyword file (:mod:`chaja.stores.sqlite_keywords`)
         and rebuild the vector graphs of fields above the ANN threshold
         (:mod:`chaja.stores.sqlite_ann`), once the writes are many enough or now with
-        ``force``; True when the files were written."""
+        ``force``; True when the files were written. ``progress(step)`` is told each step
+        as it starts (``"keyword postings"``, ``"vectors chunk"``, ``"graph chunk
+        (100,000 vectors)"``, ...)."""
+        tell = progress or (lambda step: None)
+
         def graphs(seq: int) -> None:
             self._matrix, self._rows, self._matrix_rowids = {}, {}, {}
             basis = store_basis(self.get_meta(LANGUAGE_MEANS))
             for field, column in VECTOR_FIELDS.items():
+                tell(f"vectors {field}")
                 (mat, ids, langs), rowids = self._read_matrix(column, self._dim(field))   # this transaction's rows
                 vectors_file = sqlite_vectors.path_of(self.path, field)
                 if mat.shape[0] >= sqlite_vectors.FILE_THRESHOLD:
@@ -436,6 +441,7 @@ class SqliteStore:
                     projected = field in sqlite_ann.PROJECTED_FIELDS and basis.size > 0
                     if projected:          # the space the searcher's queries are in
                         project_rows_in_place(mat, basis)          # (the vector file is written already)
+                    tell(f"graph {field} ({mat.shape[0]:,} vectors)")
                     sqlite_ann.build(self.path, field, rowids, mat)
                     self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
                                      (f"ann.{field}", sqlite_ann.meta_value(seq, mat.shape[0], projected)))
@@ -444,7 +450,7 @@ class SqliteStore:
                 del mat, ids, langs, rowids
 
         with self._lock:
-            done = self._keywords.compact(force=force, also=graphs)
+            done = self._keywords.compact(force=force, also=graphs, progress=tell)
         self._graphs_seq = -1
         return done
 

@@ -129,11 +129,12 @@ class SqliteKeywordIndex:
     def pending_rows(self) -> int:
         return 0 if self.bm25 is None else sum(s.n_rows for s in self.bm25.segments[1:])
 
-    def compact(self, *, force: bool = False, also=None) -> bool:
+    def compact(self, *, force: bool = False, also=None, progress=None) -> bool:
         """Write every live row to the file and prune the log it covers, when the in-memory
         segments hold enough rows, or always with ``force``; False when nothing was written.
         ``also(seq)`` runs in the same write transaction, after the file is in place and
-        before the log is pruned (the store writes its vector graphs there)."""
+        before the log is pruned (the store writes its vector graphs there); ``progress``
+        is told ``"keyword postings"`` when the file is begun."""
         self.db.execute("BEGIN IMMEDIATE")
         try:
             self._refresh_in_transaction()
@@ -144,6 +145,8 @@ class SqliteKeywordIndex:
             if not (force or (stale and (pending >= threshold or not self.path.exists()))):
                 self.db.execute("COMMIT")
                 return False
+            if progress is not None:
+                progress("keyword postings")
             seg = postings.merge(list(zip(bm25.segments, bm25.alive)))
             postings.save(seg, self.path, {"store_id": self.store_id, "seq": self.seq})
             if also is not None:
