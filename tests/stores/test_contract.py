@@ -485,3 +485,17 @@ def test_reopen_keeps_everything(opener, build):
     bad, bad_recs = build.make_doc("e", "x", ["y"], vectors=[build.unit(1, build.DIM * 2)])
     with pytest.raises(StoreError):
         s2.put_document(bad, bad_recs)
+
+
+def test_reads_inside_reading_see_the_store_as_of_its_start(opener, build):
+    reader, writer = opener(), opener()
+    writer.put_document(*build.make_doc("a", "첫 문서", ["배당금 지급 일정"]))
+    with reader.reading():
+        assert ids(reader.keyword(bigram_terms("배당금"), 5)) == ["a#0"]
+        writer.put_document(*build.make_doc("b", "둘째 문서", ["배당금 지급 결정"]))   # another process commits
+        assert ids(reader.keyword(bigram_terms("배당금"), 5)) == ["a#0"]        # the block's view
+        with reader.reading():                                                   # nested: still that view
+            assert ids(reader.keyword(bigram_terms("결정"), 5)) == []
+    assert sorted(ids(reader.keyword(bigram_terms("배당금"), 5))) == ["a#0", "b#0"]   # after the block
+    with reader.reading():
+        assert ids(reader.keyword(bigram_terms("결정"), 5)) == ["b#0"]            # a new block starts fresh

@@ -24,6 +24,7 @@
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import unicodedata
 from collections.abc import Callable, Mapping
@@ -421,7 +422,12 @@ class Searcher:
         """Search ``text``; with ``filters`` (:mod:`chaja.search.filters`) every list holds
         only chunks that pass them. With ``search.multipart`` a question of two parts
         (:func:`chaja.search.multipart.split_question`) is searched whole and part by part,
-        and the three rankings are fused."""
+        and the three rankings are fused. Every read sees the store as of the search's start
+        (``store.reading()``, :mod:`chaja.stores.one_view`)."""
+        with getattr(self.store, "reading", contextlib.nullcontext)():
+            return self._search_all(text, top_k, filters)
+
+    def _search_all(self, text: str, top_k: int | None, filters: Filters | None) -> SearchResult:
         whole = self._search(text, top_k, filters)
         parts = multipart.split_question(whole.query) if self.cfg.multipart and not whole.abstained else []
         if not parts:

@@ -48,6 +48,7 @@ from chaja.search.filters import Filters
 from chaja.stores import postgres_keywords
 from chaja.stores.base import StoreError, flat_vector, staged_prefix
 from chaja.stores.bm25_segments import SegmentedBM25
+from chaja.stores.one_view import OneViewReads
 
 if TYPE_CHECKING:  # pragma: no cover
     import psycopg
@@ -356,7 +357,7 @@ def _describe(dsn: str) -> str:
     return f"{host}:{port}/{db}"
 
 
-class PostgresStore:
+class PostgresStore(OneViewReads):
     """A chaja store in PostgreSQL (with pgvector ≥ 0.5).
 
     ``dsn`` is a libpq connection string or URL. ``dim`` fixes the vector dimension
@@ -1055,6 +1056,9 @@ class PostgresStore:
         ids = dict(self.conn.execute(self._q("SELECT seq, id FROM {s}.chunks WHERE seq = ANY(%s)"),
                                      ([r for r, _ in hits],)).fetchall())
         return [Hit(ids[r], score) for r, score in hits if r in ids]   # a chunk deleted since: left out
+
+    def _catch_up(self) -> None:
+        self.refresh()
 
     def refresh(self) -> bool:
         """Apply what the store's writers have committed to the keyword postings this

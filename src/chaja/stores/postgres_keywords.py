@@ -69,6 +69,7 @@ class PostgresKeywordIndex:
         self.bm25: SegmentedBM25 | None = None
         self.seq = -1
         self.from_cache = False      # the base segment was mapped from the cache file
+        self.pinned = 0              # inside store.reading(): refresh keeps this view (chaja.stores.one_view)
 
     # ---- reading the store -----------------------------------------------
     def _high(self) -> int:
@@ -129,8 +130,9 @@ class PostgresKeywordIndex:
 
     # ---- keeping in step -------------------------------------------------
     def refresh(self) -> SegmentedBM25:
-        """The index as of everything the store has committed."""
-        if self.bm25 is not None and self._high() == self.seq:
+        """The index as of everything the store has committed (inside ``store.reading()``,
+        as of the block's start: :mod:`chaja.stores.one_view`)."""
+        if self.bm25 is not None and (self.pinned or self._high() == self.seq):
             return self.bm25
         conn = self.store.conn
         outside = conn.info.transaction_status == 0      # IDLE: this opens the transaction

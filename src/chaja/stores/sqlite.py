@@ -48,6 +48,7 @@ from chaja.stores import side_by_side, sqlite_ann, sqlite_keywords, sqlite_stagi
 from chaja.stores.sqlite_in import select_in
 from chaja.stores.base import StoreError, flat_vector, sample_order
 from chaja.stores.bm25_segments import SegmentedBM25
+from chaja.stores.one_view import OneViewReads
 
 SCHEMA_VERSION = 4
 KEYWORD_ENGINES = ("postings", "fts5")
@@ -138,7 +139,7 @@ def _approximate(graph: sqlite_ann.Graph, q: np.ndarray, n: int, mat: np.ndarray
     return [Hit(cid, s) for cid, s in zip(sqlite_vectors.ids_at(ids, rows[order]), scores[order].tolist())]
 
 
-class SqliteStore:
+class SqliteStore(OneViewReads):
     """One-file store. Safe for one writer and many readers (WAL); one object per thread."""
 
     def __init__(self, path: str | os.PathLike, *, keyword_engine: str = "postings",
@@ -465,6 +466,9 @@ class SqliteStore:
                 graph.basis = store_basis(self.get_meta(LANGUAGE_MEANS))
             self._graphs[field] = graph
         return self._graphs[field]
+
+    def _catch_up(self) -> None:
+        self._fresh()
 
     def _fresh(self) -> None:
         """Bring the cached matrices up to what any process has committed: by the rows the

@@ -71,6 +71,7 @@ class SqliteKeywordIndex:
         self.base_rows = 0       # rows of the file segment
         self.base_seq: int | None = None   # the log entry the mapped file covers (None: built in memory)
         self.touched: set[int] = set()     # rows the log added or removed after the base
+        self.pinned = 0          # inside store.reading(): refresh keeps this view (chaja.stores.one_view)
 
     def _marks(self) -> tuple[int, int]:
         high, pruned = self.db.execute(
@@ -114,7 +115,7 @@ class SqliteKeywordIndex:
 
     def refresh(self) -> SegmentedBM25:
         """Bring the index up to what the store has committed; one consistent read."""
-        if self.bm25 is not None and self._marks()[0] == self.seq:
+        if self.bm25 is not None and (self.pinned or self._marks()[0] == self.seq):
             return self.bm25
         in_tx = self.db.in_transaction
         if not in_tx:
