@@ -1,5 +1,6 @@
 """chaja beside bm25s (+ numpy or usearch), tantivy and LanceDB, on the same chunks,
-the same vectors and the same real questions, in one run.
+the same vectors and the same real questions, in one run (and numpy alone, exact vector
+search, the recall reference where bm25s does not fit in memory).
 
     pip install -e '.[bench]'                       # the peers (benchmark extras only)
     python benchmarks/bench_quality.py --sets korquad,scifact,react   # the source stores, once
@@ -131,6 +132,7 @@ def main() -> int:
     ap.add_argument("--sources", nargs="+", type=Path,
                     default=[REPO / "runs" / "quality" / f"{s}.chaja" for s in ("korquad", "scifact", "react")])
     ap.add_argument("--reuse", action="store_true", help="serve what an earlier run built at this size")
+    ap.add_argument("--tag", default="", help="results go to peers-<size>-<tag>.json and .md")
     ap.add_argument("--worker"), ap.add_argument("--build", action="store_true")
     ap.add_argument("--queries-file"), ap.add_argument("--encoder-name", default="")
     args = ap.parse_args()
@@ -200,7 +202,7 @@ def main() -> int:
                                                     for a, b in zip(tops[name][op], exact))
             row["lists"][op] = entry
         report["systems"][name] = row
-    out = HERE / "results" / f"peers-{args.size}.json"
+    out = HERE / "results" / f"peers-{args.size}{'-' + args.tag if args.tag else ''}.json"
     out.write_text(json.dumps(report, indent=2) + "\n")
     md = render(report)
     out.with_suffix(".md").write_text(md)

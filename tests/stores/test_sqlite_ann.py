@@ -221,3 +221,57 @@ def test_compaction_tells_each_step_as_it_begins(tmp_path):
     assert steps[0] == "keyword postings"
     assert "vectors chunk" in steps and "graph chunk (800 vectors)" in steps
     assert not any(step.startswith("graph heading") for step in steps)        # no heading vectors, no graph
+
+
+def _graph_meta(store: SqliteStore, field: str = "chunk") -> dict:
+    return json.loads(store.get_meta(f"ann.{field}"))
+
+
+def _recall(store: SqliteStore, queries: np.ndarray) -> float:
+    return float(np.mean([len({h.chunk_id for h in store.vector(q, 10)} & set(exact(store, q, 10))) / 10
+                          for q in queries]))
+
+
+def test_a_compaction_adds_the_rows_written_since_to_the_graph(store):
+    inode = sqlite_ann.graph_path(store.path, "chunk").stat().st_ino
+    store.put_documents(docs(clustered(400, 6), prefix="new"))     # 400 added
+    steps: list[str] = []
+    assert store.compact(force=True, progress=steps.append)
+    assert "graph chunk: 400 rows changed" in steps and "graph chunk (3,400 vectors)" not in steps
+    meta = _graph_meta(store)
+    assert (meta["count"], meta["full_count"], meta["changed"]) == (3400, 3000, 400)
+    assert sqlite_ann.graph_path(store.path, "chunk").stat().st_ino != inode      # a new file, renamed over
+    assert len(store._graph("chunk").index) == 3400
+    assert _recall(store, clustered(50, 6)) >= 0.98                # near the new rows' clusters
+
+
+def test_a_batch_that_removed_rows_builds_the_graph_anew(store):
+    store.delete_document("d5")
+    store.put_documents(docs(clustered(20, 10), prefix="new"))
+    steps: list[str] = []
+    assert store.compact(force=True, progress=steps.append)
+    assert "graph chunk (3,019 vectors)" in steps
+    assert _graph_meta(store)["changed"] == 0
+    assert not any(h.chunk_id == "d5#0" for q in clustered(30, 1) for h in store.vector(q, 10))
+
+
+def test_the_graph_is_built_anew_once_half_its_rows_have_changed(store):
+    store.put_documents(docs(clustered(1000, 7), prefix="a"))
+    assert store.compact(force=True)
+    assert _graph_meta(store)["changed"] == 1000
+    store.put_documents(docs(clustered(600, 8), prefix="b"))       # 1,600 of the 3,000 built: anew
+    steps: list[str] = []
+    assert store.compact(force=True, progress=steps.append)
+    assert "graph chunk (4,600 vectors)" in steps
+    meta = _graph_meta(store)
+    assert (meta["count"], meta["full_count"], meta["changed"]) == (4600, 4600, 0)
+    assert _recall(store, clustered(50, 8)) >= 0.98
+
+
+def test_full_graphs_builds_every_graph_anew(store):
+    store.put_documents(docs(clustered(10, 9), prefix="c"))
+    steps: list[str] = []
+    assert store.compact(force=True, full_graphs=True, progress=steps.append)
+    assert "graph chunk (3,010 vectors)" in steps
+    assert not any("rows changed" in step for step in steps)
+    assert _graph_meta(store)["full_count"] == 3010

@@ -417,18 +417,23 @@ class SqliteStore(OneViewReads):
     def _dim(self, field: str) -> int:
         return int(self.get_meta("aligned_dim" if field.startswith("aligned") else "dim") or 0)
 
-    def compact(self, *, force: bool = False, progress: Callable[[str], None] | None = None) -> bool:
+    def compact(self, *, force: bool = False, full_graphs: bool = False,
+                progress: Callable[[str], None] | None = None) -> bool:
         """Fold recent writes into the keyword file (:mod:`chaja.stores.sqlite_keywords`)
-        and rebuild the vector graphs of fields above the ANN threshold
-        (:mod:`chaja.stores.sqlite_ann`), once the writes are many enough or now with
-        ``force``; True when the files were written. ``progress(step)`` is told each step
-        as it starts (``"keyword postings"``, ``"vectors chunk"``, ``"graph chunk
-        (100,000 vectors)"``, ...)."""
+        and bring the vector graphs of fields above the ANN threshold up to date
+        (:mod:`chaja.stores.sqlite_ann`: updated in place with the rows written since, or
+        built anew when there is none, too much has changed, or ``full_graphs``), once the
+        writes are many enough or now with ``force``; True when the files were written.
+        ``progress(step)`` is told each step as it starts (``"keyword postings"``,
+        ``"vectors chunk"``, ``"graph chunk (100,000 vectors)"``, ``"graph chunk: 5,000
+        rows changed"``, ...)."""
         tell = progress or (lambda step: None)
 
         def graphs(seq: int) -> None:
             self._matrix, self._rows, self._matrix_rowids = {}, {}, {}
             basis = store_basis(self.get_meta(LANGUAGE_MEANS))
+            kw = self._keywords             # as of the file being replaced: its entry, the rows touched since
+            touched = np.sort(np.fromiter(kw.touched, dtype=np.int64, count=len(kw.touched)))
             for field, column in VECTOR_FIELDS.items():
                 tell(f"vectors {field}")
                 (mat, ids, langs), rowids = self._read_matrix(column, self._dim(field))   # this transaction's rows
@@ -442,10 +447,18 @@ class SqliteStore(OneViewReads):
                     projected = field in sqlite_ann.PROJECTED_FIELDS and basis.size > 0
                     if projected:          # the space the searcher's queries are in
                         project_rows_in_place(mat, basis)          # (the vector file is written already)
-                    tell(f"graph {field} ({mat.shape[0]:,} vectors)")
-                    sqlite_ann.build(self.path, field, rowids, mat)
+                    key, previous = f"ann.{field}", self.get_meta(f"ann.{field}")
+                    counts = None
+                    if previous is not None and not full_graphs:
+                        tell(f"graph {field}: {touched.size:,} rows changed")
+                        counts = sqlite_ann.update(self.path, field, previous, kw.base_seq, touched, rowids, mat,
+                                                   projected)
+                    if counts is None:
+                        tell(f"graph {field} ({mat.shape[0]:,} vectors)")
+                        sqlite_ann.build(self.path, field, rowids, mat)
+                        counts = {}
                     self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                                     (f"ann.{field}", sqlite_ann.meta_value(seq, mat.shape[0], projected)))
+                                     (key, sqlite_ann.meta_value(seq, mat.shape[0], projected, **counts)))
                 else:
                     self._db.execute("DELETE FROM meta WHERE key = ?", (f"ann.{field}",))
                 del mat, ids, langs, rowids

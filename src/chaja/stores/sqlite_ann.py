@@ -12,6 +12,15 @@ in-memory matrix, so the scores are the exact search's and only recall can diffe
 graph that is missing, damaged or older than the postings file is not used: search is
 exact until the next compaction writes one. Below the threshold, search is always exact.
 
+A compaction after rows were only added does not build a current graph again: it loads
+it, inserts the new rows, and writes it under a new name renamed over the old
+(:func:`update`), so a batch of new documents costs the graph work of its own rows, not
+of the whole field. A batch that removed or replaced rows, rows added since the graph's
+last full build reaching :data:`REBUILD_SHARE` of it, or settings that are not today's
+build it anew (removed nodes would stay in the walk and cost recall). Rows added to a
+projected graph are projected with the store's basis of the day; a basis that has moved
+since costs recall only.
+
 The e5 fields (``chunk``, ``heading``) are searched with query vectors whose language
 direction is projected out (:mod:`chaja.search.languages`), which sit off the stored
 vectors' distribution: greedy graph search then misses whole neighbourhoods (at 100k
@@ -48,6 +57,9 @@ RAW_QUERY_FACTOR = 4
 CONNECTIVITY, EXPANSION_ADD, EXPANSION_SEARCH = 32, 256, 256
 #: the search candidates of a graph written before its build candidates were recorded (128)
 LEGACY_EXPANSION_SEARCH = 512
+#: a compaction adds the rows written since to a graph in place until the rows added since
+#: its last full build reach this share of that build's rows
+REBUILD_SHARE = 0.5
 
 
 def _usearch():
@@ -81,6 +93,53 @@ def build(store_path: Path, field: str, rowids: np.ndarray, matrix: np.ndarray) 
     graph = Index(ndim=matrix.shape[1], metric="ip", dtype="f16", connectivity=CONNECTIVITY,
                   expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
     graph.add(rowids.astype(np.uint64), np.ascontiguousarray(matrix, dtype=np.float32), threads=os.cpu_count() or 1)
+    _save(graph, store_path, field)
+
+
+def update(store_path: Path, field: str, meta: str | None, base_seq: int | None, touched: np.ndarray,
+           rowids: np.ndarray, matrix: np.ndarray, projected: bool) -> dict | None:
+    """Bring the field's graph from the log entry ``base_seq`` to ``matrix`` (rows keyed by
+    ``rowids``, sorted) by adding the ``touched`` rows (written since) the matrix holds,
+    instead of building it anew: the work of the new rows, not of the whole field.
+    Returns the counts for :func:`meta_value`, or None when the graph must be built anew:
+    there is none that covers ``base_seq`` with today's settings, a touched row is one it
+    holds (removed or replaced since: usearch keeps a removed node in the walk, and on the
+    100,000-chunk benchmark corpus removing 50 rows took the chunk graph's recall@10 from
+    0.979 to 0.962), or the rows added since its last full build would reach
+    :data:`REBUILD_SHARE` of the rows it was built with (rows added a batch at a time are
+    linked less well than in one build)."""
+    if meta is None or base_seq is None or not graph_path(store_path, field).exists():
+        return None
+    try:
+        info = json.loads(meta)
+        if (int(info["seq"]) != base_seq or bool(info.get("projected", False)) != projected
+                or int(info.get("expansion_add", 128)) != EXPANSION_ADD):
+            return None
+        full = int(info.get("full_count", info["count"]))
+        changed = int(info.get("changed", 0)) + int(touched.size)
+        if changed >= REBUILD_SHARE * max(full, 1):
+            return None
+        graph = _usearch().Index.restore(str(graph_path(store_path, field)), view=False)
+    except (ValueError, KeyError, TypeError, RuntimeError, OSError):
+        return None
+    if graph is None or graph.ndim != matrix.shape[1]:
+        return None
+    graph.expansion_add = EXPANSION_ADD         # (a restored graph forgets it)
+    keys = touched.astype(np.uint64)
+    if keys.size and np.asarray(graph.contains(keys), bool).any():
+        return None
+    pos = np.searchsorted(rowids, touched)
+    held = pos < rowids.size
+    held[held] = rowids[pos[held]] == touched[held]
+    if held.any():
+        graph.add(keys[held], np.ascontiguousarray(matrix[pos[held]], dtype=np.float32),
+                  threads=os.cpu_count() or 1)
+    _save(graph, store_path, field)
+    return {"full_count": full, "changed": changed}
+
+
+def _save(graph, store_path: Path, field: str) -> None:
+    """Write ``graph`` as the field's graph file, atomically (readers keep the one they mapped)."""
     final = graph_path(store_path, field)
     tmp = final.with_name(f".{final.name}.{os.getpid()}.tmp")
     try:
@@ -93,8 +152,12 @@ def build(store_path: Path, field: str, rowids: np.ndarray, matrix: np.ndarray) 
             tmp.unlink()
 
 
-def meta_value(seq: int, count: int, projected: bool = False) -> str:
-    return json.dumps({"seq": seq, "count": count, "projected": bool(projected), "expansion_add": EXPANSION_ADD})
+def meta_value(seq: int, count: int, projected: bool = False, *, full_count: int | None = None,
+               changed: int = 0) -> str:
+    """The graph's meta: the log entry it covers, its rows, whether its vectors are projected,
+    its build candidates, and the rows of its last full build and added since."""
+    return json.dumps({"seq": seq, "count": count, "projected": bool(projected), "expansion_add": EXPANSION_ADD,
+                       "full_count": count if full_count is None else full_count, "changed": changed})
 
 
 class Graph:
