@@ -29,7 +29,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from machine import describe  # noqa: E402
+from machine import describe, write_results  # noqa: E402
 import peer_corpus  # noqa: E402
 
 REPO = HERE.parent
@@ -91,7 +91,6 @@ def main() -> int:
         print(f"no peers store at {source}: build it once with\n"
               f"  python benchmarks/bench_peers.py --size {args.size} --systems chaja", file=sys.stderr)
         return 2
-    from chaja.documents import Chunk, ChunkRecord, Document, Section
     from chaja.search import background
     from chaja.search.languages import META_KEY, encode_means
     from chaja.stores.sqlite import SqliteStore
@@ -107,17 +106,8 @@ def main() -> int:
         t0 = time.perf_counter()
         for i in range(0, args.size, max(args.size // max(args.delete, 1), 1))[: args.delete]:
             store.delete_document(f"c{i}")
-        batch = []
-        for i in range(args.size, args.size + args.add):
-            c = peer_corpus.chunk_at(pool, i)
-            cid = f"c{c['key']}"
-            chunk = Chunk(id=cid, doc_id=cid, ordinal=0, title=c["title"], heading_path=tuple(c["heading"]),
-                          text=c["text"], lang=c["lang"])
-            doc = Document(id=cid, title=c["title"], sections=[Section(tuple(c["heading"]), c["text"])], lang=c["lang"])
-            title, heading, body = c["terms"]
-            batch.append((doc, [ChunkRecord(chunk, title.split(), heading.split(), body.split(), c["vector"],
-                                            c["heading_vector"], c["aligned_vector"], c["aligned_heading_vector"])]))
-        store.put_documents(batch)
+        store.put_documents([peer_corpus.document_of(peer_corpus.chunk_at(pool, i))
+                             for i in range(args.size, args.size + args.add)])
         writes = time.perf_counter() - t0
         t0 = time.perf_counter()
         store.set_meta(META_KEY, encode_means(store.language_means()))
@@ -134,11 +124,7 @@ def main() -> int:
               "writes_s": round(writes, 2), "statistics_s": round(statistics, 2),
               "updated": {"seconds": round(updated_s, 2), "steps_s": updated_steps, "recall10": updated_recall},
               "rebuilt": {"seconds": round(rebuilt_s, 2), "steps_s": rebuilt_steps, "recall10": rebuilt_recall}}
-    out = HERE / "results" / f"compaction-{args.size}.json"
-    out.write_text(json.dumps(report, indent=2) + "\n")
-    md = render(report)
-    out.with_suffix(".md").write_text(md)
-    print(md)
+    write_results(f"compaction-{args.size}", report, render(report))
     return 0
 
 

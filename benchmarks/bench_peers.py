@@ -34,7 +34,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from machine import describe  # noqa: E402
+from machine import describe, write_results  # noqa: E402
 import peer_corpus  # noqa: E402
 import peer_systems  # noqa: E402
 
@@ -202,11 +202,7 @@ def main() -> int:
                                                     for a, b in zip(tops[name][op], exact))
             row["lists"][op] = entry
         report["systems"][name] = row
-    out = HERE / "results" / f"peers-{args.size}{'-' + args.tag if args.tag else ''}.json"
-    out.write_text(json.dumps(report, indent=2) + "\n")
-    md = render(report)
-    out.with_suffix(".md").write_text(md)
-    print(md)
+    write_results(f"peers-{args.size}{'-' + args.tag if args.tag else ''}", report, render(report))
     return 0
 
 

@@ -1,7 +1,9 @@
 """What a benchmark ran on: CPU model and flags, cores, load, Python; every
-benchmark in this folder writes this into its results."""
+benchmark in this folder writes this into its results (and some write them through
+:func:`write_results`)."""
 from __future__ import annotations
 
+import json
 import os
 import platform
 from pathlib import Path
@@ -27,3 +29,12 @@ def describe() -> dict:
         "python": platform.python_version(),
         "platform": platform.platform(),
     }
+
+
+def write_results(stem: str, report: dict, markdown: str) -> None:
+    """``report`` as ``results/<stem>.json`` and ``markdown`` as ``results/<stem>.md``, and
+    the table on stdout."""
+    out = Path(__file__).resolve().parent / "results" / f"{stem}.json"
+    out.write_text(json.dumps(report, indent=2) + "\n")
+    out.with_suffix(".md").write_text(markdown)
+    print(markdown)

@@ -72,6 +72,20 @@ def chunk_at(pool: list[dict], i: int) -> dict:
             **{name: _vary_vector(base[name], rng) for name in FIELDS}}
 
 
+def document_of(c: dict):
+    """Chunk ``c`` of the corpus as chaja stores it: a one-chunk document (id ``c<key>``) and
+    its record, with the chunk's analysed terms and its four vectors."""
+    from chaja.documents import Chunk, ChunkRecord, Document, Section
+
+    cid = f"c{c['key']}"
+    chunk = Chunk(id=cid, doc_id=cid, ordinal=0, title=c["title"], heading_path=tuple(c["heading"]),
+                  text=c["text"], lang=c["lang"])
+    doc = Document(id=cid, title=c["title"], sections=[Section(tuple(c["heading"]), c["text"])], lang=c["lang"])
+    title, heading, body = c["terms"]
+    return doc, [ChunkRecord(chunk, title.split(), heading.split(), body.split(), c["vector"],
+                             c["heading_vector"], c["aligned_vector"], c["aligned_heading_vector"])]
+
+
 def read_queries(data: Path, n: int) -> list[dict]:
     """``n`` real questions: half KorQuAD questions, half SciFact claims."""
     from chaja.eval.beir import load_beir

@@ -24,6 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
+import peer_corpus
+
 DEPTH = 100
 
 
@@ -69,7 +71,6 @@ class Chaja:
     def build(self, chunks) -> dict:
         import time
 
-        from chaja.documents import Chunk, ChunkRecord, Document, Section
         from chaja.encoders.aligned import UseM3Encoder, get_aligned_encoder
         from chaja.search import background, lexicon
         from chaja.search.languages import META_KEY, encode_means
@@ -82,13 +83,7 @@ class Chaja:
         t0 = time.perf_counter()
         batch = []
         for c in chunks:
-            cid = f"c{c['key']}"
-            chunk = Chunk(id=cid, doc_id=cid, ordinal=0, title=c["title"], heading_path=tuple(c["heading"]),
-                          text=c["text"], lang=c["lang"])
-            doc = Document(id=cid, title=c["title"], sections=[Section(tuple(c["heading"]), c["text"])], lang=c["lang"])
-            title, heading, body = c["terms"]
-            batch.append((doc, [ChunkRecord(chunk, title.split(), heading.split(), body.split(), c["vector"],
-                                            c["heading_vector"], c["aligned_vector"], c["aligned_heading_vector"])]))
+            batch.append(peer_corpus.document_of(c))
             if len(batch) == 1000:
                 store.put_documents(batch)
                 batch = []
