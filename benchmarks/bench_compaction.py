@@ -29,7 +29,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from machine import describe, write_results  # noqa: E402
+from machine import Steps, describe, write_results  # noqa: E402
 import peer_corpus  # noqa: E402
 
 REPO = HERE.parent
@@ -37,19 +37,10 @@ K = 10
 
 
 def timed_compaction(store, **kwargs) -> tuple[float, dict[str, float]]:
-    steps: dict[str, float] = {}
-    begun: list = [None, 0.0]
-
-    def step(name: str) -> None:
-        now = time.perf_counter()
-        if begun[0] is not None:
-            steps[begun[0]] = round(now - begun[1], 2)
-        begun[:] = [name, now]
-
+    steps = Steps()
     t0 = time.perf_counter()
-    store.compact(force=True, progress=step, **kwargs)
-    step("done")
-    return time.perf_counter() - t0, steps
+    store.compact(force=True, progress=steps, **kwargs)
+    return time.perf_counter() - t0, steps.done()
 
 
 def graph_recall(store, queries: list[dict]) -> dict[str, float]:

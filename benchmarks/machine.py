@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import platform
+import sys
+import time
 from pathlib import Path
 
 
@@ -38,3 +40,24 @@ def write_results(stem: str, report: dict, markdown: str) -> None:
     out.write_text(json.dumps(report, indent=2) + "\n")
     out.with_suffix(".md").write_text(markdown)
     print(markdown)
+
+
+class Steps:
+    """Seconds of each step of long work, for a ``progress(step)`` callback told each step
+    as it begins (``SqliteStore.compact``): call :meth:`done` when the work ends."""
+
+    def __init__(self, echo: str = ""):
+        self.seconds: dict[str, float] = {}
+        self.echo, self._step, self._began = echo, None, 0.0
+
+    def __call__(self, step: str | None) -> None:
+        now = time.perf_counter()
+        if self._step is not None:
+            self.seconds[self._step] = round(now - self._began, 2)
+        self._step, self._began = step, now
+        if step is not None and self.echo:
+            print(f"  {self.echo}: {step}", file=sys.stderr, flush=True)
+
+    def done(self) -> dict[str, float]:
+        self(None)
+        return self.seconds

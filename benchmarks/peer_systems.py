@@ -19,12 +19,12 @@ The peers are benchmark extras (``pip install -e '.[bench]'``), never chaja depe
 from __future__ import annotations
 
 import shutil
-import sys
 from pathlib import Path
 
 import numpy as np
 
 import peer_corpus
+from machine import Steps
 
 DEPTH = 100
 
@@ -95,19 +95,9 @@ class Chaja:
         store.set_meta(META_KEY, encode_means(store.language_means()))
         store.set_meta(background.META_KEY, background.encode(background.of_store(store)))
         statistics = time.perf_counter() - t0 - rows
-        steps: dict[str, float] = {}
-        begun = [None, time.perf_counter()]
-
-        def step(name: str) -> None:          # each compaction step's seconds, and a line on stderr
-            now = time.perf_counter()
-            if begun[0] is not None:
-                steps[begun[0]] = now - begun[1]
-            begun[:] = [name, now]
-            print(f"  chaja: {name}", file=sys.stderr, flush=True)
-
-        store.compact(force=True, progress=step)
-        step("done")
-        steps.pop("done", None)
+        steps = Steps(echo="chaja")            # each compaction step's seconds, and a line on stderr
+        store.compact(force=True, progress=steps)
+        steps.done()
         keywords = time.perf_counter() - t0 - rows - statistics
         # the translation lexicon, as Index.add records it: it encodes the store's words with
         # the aligned encoder, so it is timed apart (encoding is not counted as ingest)
@@ -120,7 +110,7 @@ class Chaja:
             store.set_meta(f"index.{key}", str(getattr(cfg.index, key)))
         store.close()
         return {"rows_s": rows, "statistics_s": statistics, "keyword_index_s": keywords, "lexicon_s": lexicon_s,
-                "excluded_s": lexicon_s, "compaction_steps_s": {k: round(v, 2) for k, v in steps.items()}}
+                "excluded_s": lexicon_s, "compaction_steps_s": steps.seconds}
 
     def open(self) -> None:
         import chaja

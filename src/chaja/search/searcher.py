@@ -24,7 +24,6 @@
 """
 from __future__ import annotations
 
-import contextlib
 import copy
 import unicodedata
 from collections.abc import Callable, Mapping
@@ -424,7 +423,7 @@ class Searcher:
         (:func:`chaja.search.multipart.split_question`) is searched whole and part by part,
         and the three rankings are fused. Every read sees the store as of the search's start
         (``store.reading()``, :mod:`chaja.stores.one_view`)."""
-        with getattr(self.store, "reading", contextlib.nullcontext)():
+        with self.store.reading():
             return self._search_all(text, top_k, filters)
 
     def _search_all(self, text: str, top_k: int | None, filters: Filters | None) -> SearchResult:

@@ -8,7 +8,7 @@ a store must treat each term as a literal, so no user input can form query synta
 from __future__ import annotations
 
 import hashlib
-from typing import Protocol, runtime_checkable
+from typing import ContextManager, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -110,6 +110,10 @@ class Store(Protocol):
 
     def chunk_terms(self, ids: list[str]) -> dict[str, set[str]]:
         """The indexed terms (title, heading, body) of each chunk."""
+        ...
+
+    def reading(self) -> ContextManager:
+        """Reads in the block see the store as of its start (:mod:`chaja.stores.one_view`)."""
         ...
 
     def get_meta(self, key: str) -> str | None: ...

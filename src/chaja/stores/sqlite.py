@@ -451,8 +451,9 @@ class SqliteStore(OneViewReads):
                     counts = None
                     if previous is not None and not full_graphs:
                         tell(f"graph {field}: {touched.size:,} rows changed")
-                        counts = sqlite_ann.update(self.path, field, previous, kw.base_seq, touched, rowids, mat,
-                                                   projected)
+                        pos, held = _positions(rowids, touched)
+                        counts = sqlite_ann.update(self.path, field, previous, kw.base_seq, touched,
+                                                   rowids[pos[held]], mat[pos[held]], projected)
                     if counts is None:
                         tell(f"graph {field} ({mat.shape[0]:,} vectors)")
                         sqlite_ann.build(self.path, field, rowids, mat)

@@ -97,10 +97,11 @@ def build(store_path: Path, field: str, rowids: np.ndarray, matrix: np.ndarray) 
 
 
 def update(store_path: Path, field: str, meta: str | None, base_seq: int | None, touched: np.ndarray,
-           rowids: np.ndarray, matrix: np.ndarray, projected: bool) -> dict | None:
-    """Bring the field's graph from the log entry ``base_seq`` to ``matrix`` (rows keyed by
-    ``rowids``, sorted) by adding the ``touched`` rows (written since) the matrix holds,
-    instead of building it anew: the work of the new rows, not of the whole field.
+           added_rowids: np.ndarray, added: np.ndarray, projected: bool) -> dict | None:
+    """Bring the field's graph from the log entry ``base_seq`` up to date by adding
+    ``added`` (the field's vectors of the ``touched`` rows it holds now, keyed by
+    ``added_rowids``), instead of building it anew: the work of the new rows, not of the
+    whole field.
     Returns the counts for :func:`meta_value`, or None when the graph must be built anew:
     there is none that covers ``base_seq`` with today's settings, a touched row is one it
     holds (removed or replaced since: usearch keeps a removed node in the walk, and on the
@@ -122,17 +123,13 @@ def update(store_path: Path, field: str, meta: str | None, base_seq: int | None,
         graph = _usearch().Index.restore(str(graph_path(store_path, field)), view=False)
     except (ValueError, KeyError, TypeError, RuntimeError, OSError):
         return None
-    if graph is None or graph.ndim != matrix.shape[1]:
+    if graph is None or graph.ndim != added.shape[1]:
         return None
     graph.expansion_add = EXPANSION_ADD         # (a restored graph forgets it)
-    keys = touched.astype(np.uint64)
-    if keys.size and np.asarray(graph.contains(keys), bool).any():
+    if touched.size and np.asarray(graph.contains(touched.astype(np.uint64)), bool).any():
         return None
-    pos = np.searchsorted(rowids, touched)
-    held = pos < rowids.size
-    held[held] = rowids[pos[held]] == touched[held]
-    if held.any():
-        graph.add(keys[held], np.ascontiguousarray(matrix[pos[held]], dtype=np.float32),
+    if added_rowids.size:
+        graph.add(added_rowids.astype(np.uint64), np.ascontiguousarray(added, dtype=np.float32),
                   threads=os.cpu_count() or 1)
     _save(graph, store_path, field)
     return {"full_count": full, "changed": changed}
