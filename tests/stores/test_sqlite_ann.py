@@ -140,8 +140,10 @@ def test_the_e5_graphs_hold_vectors_without_their_language_direction(tmp_path):
         rowids = s._matrix_rowids["chunk"]
         stored = np.asarray(graph.index.get(rowids[:50].astype(np.uint64)), np.float32)
         projected = mat[:50] - (mat[:50] @ basis.T) @ basis
-        assert np.allclose(stored, projected, atol=2e-3)          # f16 in the graph
-        assert not np.allclose(stored, mat[:50], atol=2e-2)
+        # int8 in the graph: usearch keeps round(127 * v / |v|) of the lifted row [Pv, sqrt(1 - |Pv|^2)]
+        stored /= np.linalg.norm(stored, axis=1, keepdims=True)
+        assert np.allclose(stored, sqlite_ann.lifted(projected), atol=2e-2)
+        assert not np.allclose(stored[:, :DIM], mat[:50], atol=5e-2)
         recall = []
         for q in clustered(40, 7):
             qp = project_out(q, basis)
@@ -275,3 +277,41 @@ def test_full_graphs_builds_every_graph_anew(store):
     assert "graph chunk (3,010 vectors)" in steps
     assert not any("rows changed" in step for step in steps)
     assert _graph_meta(store)["full_count"] == 3010
+
+
+def test_a_graph_holds_int8_vectors_and_an_older_f16_graph_is_built_anew(tmp_path):
+    """Today's graphs keep int8 copies of the vectors (half the bytes a walk reads); a graph
+    of an older store, f16 and recorded without a scalar type, is still searched, and the
+    next compaction builds it anew rather than adding int8 rows to it."""
+    s = SqliteStore(tmp_path / "old.chaja", ann_threshold=500)
+    s.put_documents(docs(clustered(1200, 11)))
+    assert s.compact(force=True)
+    older = sqlite_ann._usearch().Index(ndim=DIM, metric="ip", dtype="f16", connectivity=16)   # rows as they are
+    mat = s._vectors("chunk")[0]
+    older.add(s._matrix_rowids["chunk"].astype(np.uint64), mat)
+    sqlite_ann._save(older, s.path, "chunk")
+    info = _graph_meta(s)
+    del info["dtype"]                                # as an older store recorded it
+    s.set_meta("ann.chunk", json.dumps(info))
+    s._graphs_seq = -1
+    graph = s._graph("chunk")
+    assert graph is not None and "F16" in str(graph.index.dtype) and graph.index.ndim == DIM
+    assert _recall(s, clustered(30, 11)) >= 0.95
+    s.put_documents(docs(clustered(10, 12), prefix="new"))
+    steps: list[str] = []
+    assert s.compact(force=True, progress=steps.append)
+    assert "graph chunk (1,210 vectors)" in steps
+    assert _graph_meta(s)["dtype"] == sqlite_ann.DTYPE == "i8"
+    assert "I8" in str(s._graph("chunk").index.dtype)
+    assert _recall(s, clustered(30, 12)) >= 0.95
+    s.close()
+
+
+def test_lifted_rows_rank_by_cosine_as_the_rows_do_by_inner_product():
+    rng = np.random.default_rng(13)
+    rows = clustered(500, 13) * rng.uniform(0.3, 1.0, (500, 1)).astype(np.float32)   # projected: |v| < 1
+    lifted = sqlite_ann.lifted(rows)
+    assert lifted.shape == (500, DIM + 1) and np.allclose(np.linalg.norm(lifted, axis=1), 1.0, atol=1e-5)
+    q = clustered(1, 14)[0] * 0.7
+    by_cosine = np.append(q, 0.0) @ lifted.T / np.linalg.norm(q)
+    assert np.array_equal(np.argsort(-by_cosine, kind="stable"), np.argsort(-(rows @ q), kind="stable"))
