@@ -5,9 +5,10 @@ Yashunin 2018, through usearch; the ``ann`` extra) of that field beside the stor
 ``<store>-<field>.hnsw``, keyed by chunk rowid and inner product (cosine: the vectors are
 normalised). It is written by the same step that folds the keyword log into the postings
 file (:meth:`SqliteStore.compact`, under the write lock) and covers the same log
-entry, recorded in the store's meta (``ann.<field>``). A search asks the graph for the
-best ``n + m`` rows, drops rows the log has touched since (deleted or replaced; ``m`` of
-them), scores rows added since exactly, and rescores every candidate exactly from the
+entry, recorded in the store's meta (``ann.<field>``). The graph keeps int8 copies of
+the rows, lifted to unit length (:func:`lifted`). A search asks the graph for the best
+``2n + m`` rows (:data:`OVERSAMPLE`), drops rows the log has touched since (deleted or
+replaced; ``m`` of them), scores rows added since exactly, and rescores every candidate exactly from the
 in-memory matrix, so the scores are the exact search's and only recall can differ. A
 graph that is missing, damaged or older than the postings file is not used: search is
 exact until the next compaction writes one. Below the threshold, search is always exact.
