@@ -2,12 +2,14 @@
 with the default configuration, beside the published reference scores.
 
     python benchmarks/bench_quality.py [--data ../shared/data] [--work runs/quality]
-                                       [--sets react,react-handwritten,react-natural-dev,react-natural-test,mixed,korquad,scifact]
+                                       [--sets react,react-handwritten,react-natural-dev,react-natural-test,mixed,korquad,scifact,
+                                               pairs-dev,pairs-test]
 
 Each store is built once under ``--work`` (re-runs reuse it: indexing is
 idempotent), each set is evaluated with the harness (records kept under
 ``--work/<set>/<mode>/``), and the table goes to
-``benchmarks/results/quality.json`` with the machine it ran on.
+``benchmarks/results/quality.json`` with the machine it ran on. ``pairs-*`` is the
+bilingual store of KorQuAD paragraphs and SciFact abstracts (``pair_store.py``).
 """
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ from chaja.eval.squad import load_squad
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
+import pair_store  # noqa: E402
 from machine import describe  # noqa: E402
 PUBLISHED = {
     "korquad": {"BM25": 0.839, "multilingual-e5-small": 0.897},
@@ -70,13 +73,21 @@ def sets(data: Path, work: Path, wanted: list[str]):
         store = work / "scifact.chaja"
         build(store, docs=sf.documents)
         yield "scifact", store, sf.questions
+    if {"pairs-dev", "pairs-test"} & set(wanted):
+        docs, questions = pair_store.build(data)
+        store = work / "pairs.chaja"
+        build(store, docs=docs)
+        for split in ("dev", "test"):
+            if f"pairs-{split}" in wanted:
+                yield f"pairs-{split}", store, pair_store.split(questions, split)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default=os.environ.get("CHAJA_DATA_DIR", str(REPO.parent / "shared" / "data")))
     ap.add_argument("--work", default=str(REPO / "runs" / "quality"))
-    ap.add_argument("--sets", default="react,react-handwritten,react-natural-dev,react-natural-test,mixed,korquad,scifact")
+    ap.add_argument("--sets", default="react,react-handwritten,react-natural-dev,react-natural-test,mixed,korquad,scifact,"
+                                      "pairs-dev,pairs-test")
     ap.add_argument("--out", default=str(REPO / "benchmarks" / "results" / "quality.json"))
     args = ap.parse_args()
     data, work = Path(args.data), Path(args.work)

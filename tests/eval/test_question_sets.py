@@ -43,3 +43,34 @@ def test_hand_written_sets_share_no_three_content_words_with_any_heading(path):
         pytest.skip(f"the React docs data set is not at {react}")
     hits = lint_questions(read_questions(path), headings_from(react, both_languages=True))
     assert hits == [], json.dumps([(h.question_id, h.heading) for h in hits[:5]], ensure_ascii=False)
+
+
+def _pair_store():
+    import sys
+    sys.path.insert(0, str(QUESTIONS.parent))
+    import pair_store
+    return pair_store
+
+
+def test_the_pair_store_asks_every_kind_with_a_stored_gold_and_a_frozen_split():
+    data = data_dir()
+    if not (data / "korquad-v1-dev").is_dir() or not (data / "scifact").is_dir():
+        pytest.skip(f"KorQuAD and SciFact are not under {data}")
+    pair_store = _pair_store()
+    docs, questions = pair_store.build(data)
+    stored = {d.id: d for d in docs}
+    kinds = {}
+    for q in questions:
+        kinds[q.kind] = kinds.get(q.kind, 0) + 1
+        (gold,) = q.gold
+        asked, held = q.kind.split("-")
+        assert stored[gold].lang == held and q.lang == asked, q.id
+        hangul = sum("가" <= ch <= "힣" for ch in q.text)
+        assert (hangul > 0) == (asked == "ko"), q.id
+    assert kinds == {"ko-ko": 100, "en-ko": 100, "en-en": 100, "ko-en": 100}
+    assert sum(d.lang == "ko" for d in docs) == 961 and sum(d.lang == "en" for d in docs) == 1000
+    dev, test = pair_store.split(questions, "dev"), pair_store.split(questions, "test")
+    assert {q.id for q in dev}.isdisjoint({q.id for q in test}) and len(dev) + len(test) == len(questions)
+    assert all(sum(q.kind == k for q in dev) == 50 for k in kinds)
+    again = pair_store.split(list(reversed(questions)), "dev")
+    assert [q.id for q in again] == [q.id for q in dev]
