@@ -120,16 +120,17 @@ def _exact(q: np.ndarray, n: int, mat: np.ndarray, ids, langs: np.ndarray, lang:
 
 def _approximate(graph: sqlite_ann.Graph, q: np.ndarray, n: int, mat: np.ndarray, ids, rowids: np.ndarray,
                  touched: np.ndarray) -> list[Hit]:
-    """Top ``n`` from the graph's candidates (:data:`~chaja.stores.sqlite_ann.OVERSAMPLE` times
-    ``n``) plus every row written since it (``touched``), rescored exactly (see
+    """Top ``n`` from the graph's candidates (:meth:`~chaja.stores.sqlite_ann.Graph.candidates`)
+    plus every row written since it (``touched``), rescored exactly (see
     :mod:`chaja.stores.sqlite_ann`)."""
     basis = graph.basis
     part = basis @ q if basis.size else None
     if part is not None and float(np.abs(part).max()) > 1e-4 * float(np.abs(q).max()):
         # a query with its language component, on a graph without it (sqlite_ann)
-        keys = graph.search((q - basis.T @ part).astype(np.float32), sqlite_ann.RAW_QUERY_FACTOR * n + touched.size)
+        keys = graph.search((q - basis.T @ part).astype(np.float32),
+                            graph.candidates(n, sqlite_ann.RAW_QUERY_FACTOR) + touched.size)
     else:
-        keys = graph.search(q, sqlite_ann.OVERSAMPLE * n + touched.size)
+        keys = graph.search(q, graph.candidates(n) + touched.size)
     if touched.size:
         keys = keys[~np.isin(keys, touched)]
         keys = np.concatenate([keys, touched])
