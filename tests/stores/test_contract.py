@@ -384,6 +384,18 @@ def test_chunk_languages(store, build):
     assert store.chunk_languages([]) == {}
 
 
+def test_doc_ids(store, build):
+    d, r = build.make_doc("ko-doc", "문서", ["하나", "둘"])
+    e, q = build.make_doc("en-doc", "Doc", ["one"], lang="en")
+    store.put_document(d, r)
+    store.put_document(e, q)
+    assert store.doc_ids(["ko-doc#0", "ko-doc#1", "en-doc#0", "missing"]) == \
+        {"ko-doc#0": "ko-doc", "ko-doc#1": "ko-doc", "en-doc#0": "en-doc"}
+    assert store.doc_ids([]) == {}
+    store.delete_document("ko-doc")
+    assert store.doc_ids(["ko-doc#0", "en-doc#0"]) == {"en-doc#0": "en-doc"}
+
+
 def test_chunks_of_one_section_share_its_heading_vector(store, build):
     d, r = build.make_doc("s", "문서", ["첫 조각", "둘째 조각", "다른 절"], headings=[("설치",), ("설치",), ("사용",)])
     r[0].heading_vector = r[1].heading_vector = build.unit(5)

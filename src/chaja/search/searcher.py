@@ -517,11 +517,17 @@ class Searcher:
             reserved += [h.chunk_id for h in keyword[: keyword_slot_count(k, cfg.reserved_keyword_share)]]
 
         depth = self.rerank_cfg.depth if reranker is not None else 0
-        capped, chunks = self._capped(order, reserved, fetched, max(k, depth))
+        capped, doc_of = self._capped(order, reserved, fetched, max(k, depth))
+        chunks = dict(fetched)   # whole chunks: only those reranked or returned are read (one view)
+
+        def read(ids: list[str]) -> None:
+            chunks.update(self.store.chunks([c for c in ids if c not in chunks]))
         reranked: dict[str, tuple[float, int]] = {}
         if reranker is not None:
+            read(capped[:depth])
             capped, reranked = self._reranked(reranker, text, capped, chunks, depth)
-        top, taken = reserve(capped, [r for r in reserved if r in chunks], k)
+        top, taken = reserve(capped, [r for r in reserved if r in doc_of], k)
+        read(top)
 
         kr, vr, tr, hr = ranks(keyword), ranks(vector), ranks(title), ranks(heading)
         list_ranks = {m: ranks(h) for m, h in lists.items()}
@@ -553,21 +559,20 @@ class Searcher:
                             reranker=reranker.name if reranker is not None else None, selected=selected)
 
     def _capped(self, order: list[str], reserved: list[str], fetched: dict,
-                want: int) -> tuple[list[str], dict]:
+                want: int) -> tuple[list[str], dict[str, str]]:
         """The fused order with at most ``search.chunk_cap`` chunks a document, and the
-        chunks read to know their documents: 4·``want`` candidates first, four times more
-        while fewer than ``want`` documents remain and candidates are left (one long
-        document can fill the first ones)."""
+        document of each chunk read to know it (``store.doc_ids``, no text; ``fetched``:
+        chunks already read): 4·``want`` candidates first, four times more while fewer than
+        ``want`` documents remain and candidates are left (one long document can fill the
+        first ones)."""
         limit = 4 * want + len(reserved)
-        chunks: dict = {}
+        doc_of = {cid: c.doc_id for cid, c in fetched.items()}
         while True:
-            wanted = [cid for cid in dict.fromkeys(order[:limit] + reserved) if cid not in chunks]
-            chunks.update({cid: fetched[cid] for cid in wanted if cid in fetched})
-            chunks.update(self.store.chunks([cid for cid in wanted if cid not in fetched]))
-            doc_of = {cid: c.doc_id for cid, c in chunks.items()}
-            capped = cap_per_document([c for c in order[:limit] if c in chunks], doc_of, self.cfg.chunk_cap)
+            doc_of.update(self.store.doc_ids([cid for cid in dict.fromkeys(order[:limit] + reserved)
+                                              if cid not in doc_of]))
+            capped = cap_per_document([c for c in order[:limit] if c in doc_of], doc_of, self.cfg.chunk_cap)
             if len(capped) >= want + len(reserved) or limit >= len(order):
-                return capped, chunks
+                return capped, doc_of
             limit *= 4
 
     @staticmethod

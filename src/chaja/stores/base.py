@@ -108,6 +108,10 @@ class Store(Protocol):
 
     def chunks(self, ids: list[str]) -> dict[str, Chunk]: ...
 
+    def doc_ids(self, ids: list[str]) -> dict[str, str]:
+        """The document of each listed chunk that exists (without reading its text)."""
+        ...
+
     def chunk_terms(self, ids: list[str]) -> dict[str, set[str]]:
         """The indexed terms (title, heading, body) of each chunk."""
         ...

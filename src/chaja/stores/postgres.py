@@ -1321,6 +1321,14 @@ class PostgresStore(OneViewReads):
                                 source=row[7], doc_type=row[8], date=row[9])
         return out
 
+    def doc_ids(self, ids: list[str]) -> dict[str, str]:
+        wanted = [i for i in (_clean(x) for x in ids) if i is not None]
+        if not wanted:
+            return {}
+        rows = self._run("cannot read chunk documents", lambda: self.conn.execute(
+            self._q("SELECT id, doc_id FROM {s}.chunks WHERE id = ANY(%s::text[])"), (wanted,)).fetchall())
+        return dict(rows)
+
     def chunk_languages(self, ids: list[str]) -> dict[str, str]:
         wanted = [i for i in (_clean(x) for x in ids) if i is not None]
         if not wanted:

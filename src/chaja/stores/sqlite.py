@@ -762,6 +762,11 @@ class SqliteStore(OneViewReads):
         return {str(lang): (int((langs == lang).sum()), mat[langs == lang].mean(axis=0))
                 for lang in np.unique(langs)}
 
+    def doc_ids(self, ids: list[str]) -> dict[str, str]:
+        """The document of each listed chunk: the row's first columns only, so none of its
+        text or vectors (stored after them, on overflow pages for a long chunk) is read."""
+        return dict(select_in(self._db, "SELECT id, doc_id FROM chunks WHERE id IN ({marks})", ids))
+
     def chunks(self, ids: list[str]) -> dict[str, Chunk]:
         rows = select_in(self._db, "SELECT id, doc_id, ordinal, title, heading, text, lang, source, doc_type, date"
                                    " FROM chunks WHERE id IN ({marks})", ids)
