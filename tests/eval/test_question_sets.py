@@ -10,6 +10,7 @@ import pytest
 
 from chaja.eval.datadir import data_dir
 from chaja.eval.lint import headings_from, lint_questions
+from chaja.eval.question_check import check_questions
 from chaja.eval.questions import read_questions
 
 QUESTIONS = Path(__file__).resolve().parents[2] / "benchmarks" / "questions"
@@ -74,3 +75,6 @@ def test_the_pair_store_asks_every_kind_with_a_stored_gold_and_a_frozen_split():
     assert all(sum(q.kind == k for q in dev) == 50 for k in kinds)
     again = pair_store.split(list(reversed(questions)), "dev")
     assert [q.id for q in again] == [q.id for q in dev]
+    texts = {d.id: " ".join([d.title, *(s.text for s in d.sections)]) for d in docs}
+    report = check_questions(questions, texts)
+    assert not report["broken"], (report["gold_missing"][:3], report["duplicates"][:3])
