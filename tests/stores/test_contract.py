@@ -374,24 +374,15 @@ def test_chunk_sample_returns_stored_chunks_in_sample_order(store, build):
     assert [c.id for c in store.chunk_sample(2)] == [x.chunk.id for x in want[:2]]
 
 
-def test_chunk_languages(store, build):
+def test_chunk_languages_and_documents(store, build):
     d, r = build.make_doc("ko-doc", "문서", ["하나", "둘"])
     e, q = build.make_doc("en-doc", "Doc", ["one"], lang="en")
     store.put_document(d, r)
     store.put_document(e, q)
-    assert store.chunk_languages(["ko-doc#0", "ko-doc#1", "en-doc#0", "missing"]) == \
-        {"ko-doc#0": "ko", "ko-doc#1": "ko", "en-doc#0": "en"}
-    assert store.chunk_languages([]) == {}
-
-
-def test_doc_ids(store, build):
-    d, r = build.make_doc("ko-doc", "문서", ["하나", "둘"])
-    e, q = build.make_doc("en-doc", "Doc", ["one"], lang="en")
-    store.put_document(d, r)
-    store.put_document(e, q)
-    assert store.doc_ids(["ko-doc#0", "ko-doc#1", "en-doc#0", "missing"]) == \
-        {"ko-doc#0": "ko-doc", "ko-doc#1": "ko-doc", "en-doc#0": "en-doc"}
-    assert store.doc_ids([]) == {}
+    asked = ["ko-doc#0", "ko-doc#1", "en-doc#0", "missing"]
+    assert store.chunk_languages(asked) == {"ko-doc#0": "ko", "ko-doc#1": "ko", "en-doc#0": "en"}
+    assert store.doc_ids(asked) == {"ko-doc#0": "ko-doc", "ko-doc#1": "ko-doc", "en-doc#0": "en-doc"}
+    assert store.chunk_languages([]) == {} and store.doc_ids([]) == {}
     store.delete_document("ko-doc")
     assert store.doc_ids(["ko-doc#0", "en-doc#0"]) == {"en-doc#0": "en-doc"}
 

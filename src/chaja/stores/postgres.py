@@ -1321,21 +1321,19 @@ class PostgresStore(OneViewReads):
                                 source=row[7], doc_type=row[8], date=row[9])
         return out
 
-    def doc_ids(self, ids: list[str]) -> dict[str, str]:
+    def _column_of(self, ids: list[str], column: str, what: str) -> dict[str, object]:
+        """chunk id → one column of each listed chunk that exists (no text read)."""
         wanted = [i for i in (_clean(x) for x in ids) if i is not None]
         if not wanted:
             return {}
-        rows = self._run("cannot read chunk documents", lambda: self.conn.execute(
-            self._q("SELECT id, doc_id FROM {s}.chunks WHERE id = ANY(%s::text[])"), (wanted,)).fetchall())
-        return dict(rows)
+        return dict(self._run(f"cannot read chunk {what}", lambda: self.conn.execute(
+            self._q(f"SELECT id, {column} FROM {{s}}.chunks WHERE id = ANY(%s::text[])"), (wanted,)).fetchall()))
+
+    def doc_ids(self, ids: list[str]) -> dict[str, str]:
+        return self._column_of(ids, "doc_id", "documents")
 
     def chunk_languages(self, ids: list[str]) -> dict[str, str]:
-        wanted = [i for i in (_clean(x) for x in ids) if i is not None]
-        if not wanted:
-            return {}
-        rows = self._run("cannot read chunk languages", lambda: self.conn.execute(
-            self._q("SELECT id, lang FROM {s}.chunks WHERE id = ANY(%s::text[])"), (wanted,)).fetchall())
-        return {cid: lang or "" for cid, lang in rows}
+        return {cid: lang or "" for cid, lang in self._column_of(ids, "lang", "languages").items()}
 
     def chunk_terms(self, ids: list[str]) -> dict[str, set[str]]:
         wanted = [i for i in (_clean(x) for x in ids) if i is not None]
