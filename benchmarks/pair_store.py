@@ -73,12 +73,11 @@ def build(data: Path):
     stored = {d.id for d in kq_docs} | {d.id for d in sf_docs}
     for name in ("en-ko.jsonl", "ko-en.jsonl"):
         path = QUESTIONS / name
-        if path.is_file():
-            for q in read_questions(path):
-                missing = [g for g in q.gold or [] if g not in stored]
-                if missing:
-                    raise ValueError(f"{path}: {q.id} names {missing[0]!r}, which the store does not hold")
-                questions.append(q)
+        for q in read_questions(path):
+            missing = [g for g in q.gold or [] if g not in stored]
+            if missing:
+                raise ValueError(f"{path}: {q.id} names {missing[0]!r}, which the store does not hold")
+            questions.append(q)
     return kq_docs + sf_docs, questions
 
 
@@ -101,16 +100,11 @@ def main() -> None:
     args = ap.parse_args()
     if not (args.data / "korquad-v1-dev").is_dir() or not (args.data / "scifact").is_dir():
         sys.exit(f"KorQuAD and SciFact are not under {args.data}")
-    if args.list == "korquad":
-        docs, qs = chosen_korquad(args.data)
-        by_id = {d.id: d for d in docs}
-        rows = [(q.gold[0], by_id[q.gold[0]]) for q in qs]
-    else:
-        docs, qs = chosen_scifact(args.data)
-        by_id = {d.id: d for d in docs}
-        rows = [(q.gold[0], by_id[q.gold[0]]) for q in qs]
-    for doc_id, d in rows:
-        print(json.dumps({"doc_id": doc_id, "title": d.title, "text": d.sections[0].text}, ensure_ascii=False))
+    docs, qs = (chosen_korquad if args.list == "korquad" else chosen_scifact)(args.data)
+    by_id = {d.id: d for d in docs}
+    for q in qs:
+        d = by_id[q.gold[0]]
+        print(json.dumps({"doc_id": d.id, "title": d.title, "text": d.sections[0].text}, ensure_ascii=False))
 
 
 if __name__ == "__main__":

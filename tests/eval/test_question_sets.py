@@ -46,18 +46,12 @@ def test_hand_written_sets_share_no_three_content_words_with_any_heading(path):
     assert hits == [], json.dumps([(h.question_id, h.heading) for h in hits[:5]], ensure_ascii=False)
 
 
-def _pair_store():
-    import sys
-    sys.path.insert(0, str(QUESTIONS.parent))
-    import pair_store
-    return pair_store
-
-
-def test_the_pair_store_asks_every_kind_with_a_stored_gold_and_a_frozen_split():
+def test_the_pair_store_asks_every_kind_with_a_stored_gold_and_a_frozen_split(monkeypatch):
     data = data_dir()
     if not (data / "korquad-v1-dev").is_dir() or not (data / "scifact").is_dir():
         pytest.skip(f"KorQuAD and SciFact are not under {data}")
-    pair_store = _pair_store()
+    monkeypatch.syspath_prepend(str(QUESTIONS.parent))     # benchmarks/, where pair_store lives
+    import pair_store
     docs, questions = pair_store.build(data)
     stored = {d.id: d for d in docs}
     kinds = {}

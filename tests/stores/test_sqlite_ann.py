@@ -70,7 +70,7 @@ def test_a_search_rescores_every_candidate_its_walk_holds(store):
     assert graph.candidates(1) == graph.expansion == sqlite_ann.EXPANSION_SEARCH
     assert graph.candidates(200) == sqlite_ann.OVERSAMPLE * 200
     # the graph ranks by its int8 copy: asking it for two rows leaves near ties to its
-    # rounding (the best row missed for 4 of these 300 queries); its whole walk, to the exact scores
+    # rounding (the best row missed for 4–5 of these 300 queries); its whole walk, to the exact scores
     queries = clustered(300, 5)
     hits = [store.vector(q, 1)[0].chunk_id == exact(store, q, 1)[0] for q in queries]
     assert np.mean(hits) >= 0.99
