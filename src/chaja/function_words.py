@@ -16,6 +16,7 @@ two syllables remain (추가, 정의, 속도 stay whole).
 """
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -69,12 +70,21 @@ def is_hangul(word: str) -> bool:
     return "\uac00" <= word[0] <= "\ud7a3"
 
 
+@functools.lru_cache(maxsize=None)
+def _by_length(suffixes: tuple[str, ...]) -> tuple[tuple[int, frozenset[str]], ...]:
+    """The suffixes grouped by length, longest first (a word ends in at most one of each length)."""
+    return tuple((n, frozenset(s for s in suffixes if len(s) == n))
+                 for n in sorted({len(s) for s in suffixes}, reverse=True))
+
+
 def strip_suffix(word: str, suffixes: tuple[str, ...]) -> str:
-    for suf in suffixes:
-        if word.endswith(suf) and word != suf:
-            rest = word[: -len(suf)]
-            if len(rest) >= (2 if len(suf) == 1 else 1):
-                return rest
+    """``word`` without the longest of ``suffixes`` it ends in, where something is left
+    (two syllables or more after a one-syllable suffix); else ``word``. One set lookup per
+    suffix length, not one comparison per suffix."""
+    size = len(word)
+    for n, group in _by_length(suffixes):
+        if size - n >= (2 if n == 1 else 1) and word[-n:] in group:
+            return word[:-n]
     return word
 
 

@@ -57,8 +57,10 @@ KO_QUESTION_ENDINGS = tuple(sorted(set("""
 """.split()), key=len, reverse=True))
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def korean_content_stem(word: str) -> str:
-    """A Korean word without particle, ending, question ending and light verb ('' if nothing is left)."""
+    """A Korean word without particle, ending, question ending and light verb ('' if nothing
+    is left). Kept for the words last seen: a store's text repeats its words."""
     stem = korean_stem(word)
     for _ in range(2):
         before = stem
