@@ -200,6 +200,18 @@ def test_stats_and_index_as_json(tmp_path, capsys, corpus):
     assert stats["encoder"] and stats["index"]["analyzer"] == "bigram" and stats["by_lang"] == {"en": 5, "ko": 4}
 
 
+def test_a_bulk_load_and_optimize(tmp_path, capsys, corpus):
+    store = str(tmp_path / "bulk.chaja")
+    assert main(["index", str(corpus), "--store", store, "--defer-graphs", "--json", "--quiet"]) == 0
+    assert json.loads(capsys.readouterr().out)["deferred_graphs"] == []     # too small for a graph
+    assert main(["optimize", "--store", store, "--quiet"]) == 0
+    assert "nothing to build" in capsys.readouterr().out
+    assert main(["optimize", "--store", str(tmp_path / "none.chaja")]) == 2
+    assert "no store at" in capsys.readouterr().err
+    assert main(["index", str(corpus), "--hub", "http://127.0.0.1:9", "--defer-graphs"]) == 2
+    assert "--defer-graphs is for a store" in capsys.readouterr().err
+
+
 def test_a_reader_that_goes_away_ends_the_command_quietly(store):
     """`chaja … | head`: the pipe closes before the command is done writing."""
     import os

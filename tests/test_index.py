@@ -108,3 +108,24 @@ def test_progress_names_the_finishing_steps_after_the_last_document(tmp_path, co
     assert finishing[:2] == ["vector statistics", "translation lexicon"]     # Korean and English
     assert "keyword postings" in finishing and "vectors chunk" in finishing
     assert all(p.documents_done == p.documents_total == total for p in seen if p.stage != "encoding")
+
+
+def test_a_bulk_load_defers_the_graphs_until_they_are_built(tmp_path, corpus, encoder):
+    from chaja.index import Index
+    from chaja.stores import sqlite_ann
+    from chaja.stores.sqlite import SqliteStore
+
+    if not sqlite_ann.available():
+        pytest.skip("usearch is not installed: pip install 'chaja[ann]'")
+    with Index(SqliteStore(tmp_path / "bulk.chaja", ann_threshold=5), encoder=encoder) as idx:
+        idx.add([corpus], defer_graphs=True)
+        deferred = idx.deferred_graphs()
+        assert {"chunk", "aligned", "aligned_heading"} <= set(deferred)
+        assert idx.summary()["deferred_graphs"] == deferred
+        exact = [d.doc_id for d in idx.search("자기주식 소각", top_k=5).documents]
+        assert exact[0] == "filings/share-cancellation"
+        steps: list[str] = []
+        assert idx.build_graphs(progress=steps.append) == deferred
+        assert idx.deferred_graphs() == [] and any(step.startswith("graph chunk") for step in steps)
+        assert [d.doc_id for d in idx.search("자기주식 소각", top_k=5).documents] == exact
+        assert idx.build_graphs() == []                          # nothing left: no compaction

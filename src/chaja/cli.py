@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -69,6 +70,8 @@ def _common(p: argparse.ArgumentParser, store: bool = True, hub: bool = False) -
 def cmd_index(args: argparse.Namespace) -> int:
     cfg = load_config(args)
     if args.hub:
+        if args.defer_graphs:
+            raise ValueError("--defer-graphs is for a store; a hub builds its graphs as it writes")
         from chaja import cli_hub
         return cli_hub.index(args, cfg.index.language)
     load_report = LoadReport()
@@ -83,10 +86,12 @@ def cmd_index(args: argparse.Namespace) -> int:
             for d in donors:
                 d.close()
         try:
-            report = idx.add(args.paths, prune=args.prune, load_report=load_report, progress=show)
+            report = idx.add(args.paths, prune=args.prune, load_report=load_report,
+                             defer_graphs=args.defer_graphs, progress=show)
         finally:
             line.close()
         stats = idx.store.stats()
+        deferred = idx.deferred_graphs()
     if args.json:
         json.dump({"schema": INDEX_SCHEMA, "added": report.added, "changed": report.changed,
                    "unchanged": report.unchanged, "removed": report.removed, "chunks_written": report.chunks,
@@ -96,7 +101,8 @@ def cmd_index(args: argparse.Namespace) -> int:
                    "by_doc_type": dict(report.by_doc_type), "duplicates": report.duplicates,
                    "discarded_staged": report.discarded_staged,
                    "warnings": [*load_report.problems, *report.missing(cfg.index.expect_doc_types)],
-                   "skipped_files": load_report.skipped, "files": load_report.files},
+                   "skipped_files": load_report.skipped, "files": load_report.files,
+                   "deferred_graphs": deferred},
                   sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
         return 0 if load_report.files else 1
@@ -106,6 +112,9 @@ def cmd_index(args: argparse.Namespace) -> int:
     print(f"chunks written: {report.chunks}; store now holds {stats.documents} documents, "
           f"{stats.chunks} chunks, {stats.size_bytes / 1e6:.1f} MB", file=out)
     print(f"time: {report.seconds:.1f} s", file=out)
+    if deferred:
+        print(f"vector graphs deferred: {', '.join(deferred)}; searches read those vectors exactly until "
+              f"`chaja optimize {args.store}` builds them", file=out)
     if report.discarded_staged:
         print(f"discarded {report.discarded_staged} staged chunks of interrupted documents no longer given", file=out)
     if args.reuse_vectors:
@@ -216,6 +225,23 @@ def print_stats(s: dict, as_json: bool) -> None:
               f"last replayed commit {since}" + ("; replay paused" if r["paused"] else ""))
 
 
+def cmd_optimize(args: argparse.Namespace) -> int:
+    with open_existing(args.store, load_config(args)) as idx:
+        started = time.perf_counter()
+        tell = None if args.quiet else (lambda step: print(f"  {step} ...", file=sys.stderr, flush=True))
+        built = idx.build_graphs(progress=tell)
+        left = idx.deferred_graphs()
+    if built:
+        print(f"vector graphs built: {', '.join(built)} ({time.perf_counter() - started:.1f} s)")
+    else:
+        print("nothing to build: every vector field large enough for a graph has a current one")
+    if left:
+        print(f"still searched exactly: {', '.join(left)} (is the ann extra installed? pip install 'chaja[ann]')",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     with open_existing(args.store, load_config(args)) as idx:
         if args.repair:
@@ -284,7 +310,15 @@ def build_parser() -> argparse.ArgumentParser:
                                                      "progress still goes to stderr unless --quiet")
     p.add_argument("--reuse-vectors", action="append", metavar="STORE",
                    help="take passage vectors from another store file where the passage text is the same")
+    p.add_argument("--defer-graphs", action="store_true",
+                   help="a bulk load: build no vector graph now (searches are exact, and slower on a large "
+                        "store, until `chaja optimize` builds them)")
     p.set_defaults(func=cmd_index)
+
+    p = sub.add_parser("optimize", help="build the vector graphs that index --defer-graphs left for later")
+    _common(p)
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.set_defaults(func=cmd_optimize)
 
     p = sub.add_parser("search", help="search a store")
     p.add_argument("query")

@@ -92,14 +92,17 @@ class Index:
 
     # ---- writing ---------------------------------------------------------
     def add(self, paths: Iterable[str | os.PathLike], *, prune: bool = False,
-            load_report: LoadReport | None = None,
+            load_report: LoadReport | None = None, defer_graphs: bool = False,
             progress: Callable[[Progress], None] | None = None) -> IndexReport:
         """Index files and folders (see :mod:`chaja.loaders`)."""
         docs = load_paths(list(paths), load_report, language=self.config.index.language)
-        return self.add_documents(docs, prune=prune, progress=progress)
+        return self.add_documents(docs, prune=prune, defer_graphs=defer_graphs, progress=progress)
 
-    def add_documents(self, docs: Iterable[Document], *, prune: bool = False,
+    def add_documents(self, docs: Iterable[Document], *, prune: bool = False, defer_graphs: bool = False,
                       progress: Callable[[Progress], None] | None = None) -> IndexReport:
+        """Index documents. ``defer_graphs`` (a bulk load): the SQLite store builds no vector
+        graph now, so the documents are searchable sooner and searched exactly until
+        :meth:`build_graphs` (``chaja optimize``) or a later write's compaction builds them."""
         enc = self.encoder
         aligned = self.aligned_encoder
         self._record_settings(enc, aligned)
@@ -122,9 +125,24 @@ class Index:
         self._record_statistics(changed=bool(report.added or report.changed or report.removed), stage=stage)
         compact = getattr(self.store, "compact", None)
         if compact is not None and (report.added or report.changed or report.removed):
-            compact(progress=stage)
+            compact(progress=stage, graphs=not defer_graphs)
         self._searcher = None
         return report
+
+    def deferred_graphs(self) -> list[str]:
+        """The vector fields searched exactly for want of a graph (SQLite store; see
+        :meth:`SqliteStore.deferred_graphs`), empty where there is nothing to build."""
+        deferred = getattr(self.store, "deferred_graphs", None)
+        return deferred() if deferred is not None else []
+
+    def build_graphs(self, progress: Callable[[str], None] | None = None) -> list[str]:
+        """Build the vector graphs a bulk load deferred (:meth:`add_documents` with
+        ``defer_graphs``), with the compaction they belong to; the fields built."""
+        fields = self.deferred_graphs()
+        if fields:
+            self.store.compact(force=True, progress=progress)
+            self._searcher = None
+        return fields
 
     #: the store's vector statistics are recomputed once its chunk count has moved by more than
     #: this share (0: on every change, so a store matches a clean build of the same documents;
@@ -284,6 +302,7 @@ class Index:
                 "by_lang": dict(s.by_lang), "by_source": dict(s.by_source), "by_doc_type": dict(s.by_doc_type),
                 "encoder": self.store.get_meta("encoder"), "aligned_encoder": self.store.get_meta("aligned_encoder"),
                 "index": {k: self.store.get_meta(f"index.{k}") for k in _INDEX_KEYS},
+                "deferred_graphs": self.deferred_graphs(),
                 "replica": replica() if (replica := getattr(self.store, "replica_status", None)) else None}
 
     def fingerprint(self) -> str:

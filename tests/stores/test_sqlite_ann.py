@@ -236,6 +236,34 @@ def test_compaction_tells_each_step_as_it_begins(tmp_path):
     assert not any(step.startswith("graph heading") for step in steps)        # no heading vectors, no graph
 
 
+def test_a_bulk_load_defers_the_graphs_and_searches_exactly_until_they_are_built(tmp_path):
+    with SqliteStore(tmp_path / "bulk.chaja", ann_threshold=500) as s:
+        s.put_documents(docs(clustered(3000, 11)))
+        steps: list[str] = []
+        assert s.compact(force=True, graphs=False, progress=steps.append)
+        assert not any(step.startswith("graph") for step in steps) and "vectors chunk" in steps
+        assert s.deferred_graphs() == ["chunk"] and s._graph("chunk") is None
+        assert s.get_meta("ann.chunk") is None
+        queries = clustered(20, 12)
+        for q in queries:                                           # exact meanwhile: the exact order
+            assert [h.chunk_id for h in s.vector(q, 10)] == exact(s, q, 10)
+        assert s.compact(force=True)
+        assert s.deferred_graphs() == [] and s._graph("chunk") is not None
+        assert _recall(s, queries) >= 0.98
+
+
+def test_a_deferred_load_on_a_store_with_graphs_stops_using_them(store):
+    store.put_documents(docs(clustered(100, 13), prefix="bulk"))
+    assert store.compact(force=True, graphs=False)
+    assert store.deferred_graphs() == ["chunk"]
+    q = clustered(1, 14)[0]
+    assert [h.chunk_id for h in store.vector(q, 10)] == exact(store, q, 10)
+    steps: list[str] = []
+    assert store.compact(force=True, progress=steps.append)
+    assert "graph chunk (3,100 vectors)" in steps                  # anew: no graph covers the last file
+    assert store.deferred_graphs() == []
+
+
 def _graph_meta(store: SqliteStore, field: str = "chunk") -> dict:
     return json.loads(store.get_meta(f"ann.{field}"))
 

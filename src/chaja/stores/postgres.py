@@ -1070,12 +1070,13 @@ class PostgresStore(OneViewReads):
         self._run("cannot bring the keyword index up to date", self._keywords.refresh)
         return self._keywords.seq != before
 
-    def compact(self, *, progress=None) -> bool:
+    def compact(self, *, progress=None, graphs: bool = True) -> bool:
         """Prune the keyword log to what readers still need
         (:meth:`~chaja.stores.postgres_keywords.PostgresKeywordIndex.prune`; ``Index.add`` and
         ``Index.delete`` call it, telling ``progress`` ``"keyword log"``); True when entries
         were deleted. Nothing to do on a replica, which the primary's pruning reaches by
-        replication."""
+        replication. ``graphs`` is the SQLite store's (a bulk load defers its vector
+        graphs); PostgreSQL keeps its vector indexes itself, so it changes nothing here."""
         if self.replica:
             return False
         if progress is not None:

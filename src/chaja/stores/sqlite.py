@@ -419,17 +419,20 @@ class SqliteStore(OneViewReads):
     def _dim(self, field: str) -> int:
         return int(self.get_meta("aligned_dim" if field.startswith("aligned") else "dim") or 0)
 
-    def compact(self, *, force: bool = False, full_graphs: bool = False,
+    def compact(self, *, force: bool = False, full_graphs: bool = False, graphs: bool = True,
                 progress: Callable[[str], None] | None = None) -> bool:
         """Fold recent writes into the keyword file (:mod:`chaja.stores.sqlite_keywords`)
         and bring the vector graphs of fields above the ANN threshold up to date
         (:mod:`chaja.stores.sqlite_ann`: updated in place with the rows written since, or
         built anew when there is none, too much has changed, or ``full_graphs``), once the
         writes are many enough or now with ``force``; True when the files were written.
-        ``progress(step)`` is told each step as it starts (``"keyword postings"``,
-        ``"vectors chunk"``, ``"graph chunk (100,000 vectors)"``, ``"graph chunk: 5,000
-        rows changed"``, ...)."""
+        With ``graphs`` False (a bulk load) no graph is built: every field is searched
+        exactly until a later compaction builds them (:meth:`deferred_graphs` lists the
+        fields waiting). ``progress(step)`` is told each step as it starts (``"keyword
+        postings"``, ``"vectors chunk"``, ``"graph chunk (100,000 vectors)"``, ``"graph
+        chunk: 5,000 rows changed"``, ...)."""
         tell = progress or (lambda step: None)
+        build_graphs = graphs
 
         def graphs(seq: int) -> None:
             self._matrix, self._rows, self._matrix_rowids = {}, {}, {}
@@ -445,7 +448,7 @@ class SqliteStore(OneViewReads):
                                          store_id=self._keywords.store_id)
                 elif vectors_file.exists():
                     vectors_file.unlink()
-                if mat.shape[0] >= self.ann_threshold and sqlite_ann.available():
+                if build_graphs and mat.shape[0] >= self.ann_threshold and sqlite_ann.available():
                     projected = field in sqlite_ann.PROJECTED_FIELDS and basis.size > 0
                     if projected:          # the space the searcher's queries are in
                         project_rows_in_place(mat, basis)          # (the vector file is written already)
@@ -470,6 +473,14 @@ class SqliteStore(OneViewReads):
             done = self._keywords.compact(force=force, also=graphs, progress=tell)
         self._graphs_seq = -1
         return done
+
+    def deferred_graphs(self) -> list[str]:
+        """The vector fields large enough for a graph (:data:`~chaja.stores.sqlite_ann.ANN_THRESHOLD`)
+        that have no current one, and are searched exactly until a compaction builds it:
+        after a bulk load (``compact(graphs=False)``), or where the ``ann`` extra is missing."""
+        self._fresh()
+        return [field for field in VECTOR_FIELDS
+                if self._vectors(field)[0].shape[0] >= self.ann_threshold and self._graph(field) is None]
 
     def _graph(self, field: str) -> sqlite_ann.Graph | None:
         """The field's HNSW graph when one covers the keyword file's log entry."""
