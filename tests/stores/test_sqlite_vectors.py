@@ -131,3 +131,37 @@ def test_mapped_ids_are_taken_by_row_as_they_are_read_one_by_one():
     assert ids.take(np.array(rows)) == [ids[i] for i in rows] == [names[i] for i in rows]
     assert ids.take(np.array([], dtype=np.int64)) == []
     assert sqlite_vectors.ids_at(names, rows) == sqlite_vectors.ids_at(ids, rows)
+
+
+def _file(store: SqliteStore, field: str):
+    got = sqlite_vectors.read(store.path, field, seq=store._keywords.base_seq, store_id=store._keywords.store_id)
+    mat, ids, langs, rowids = got
+    return np.array(mat), list(ids), list(langs), np.array(rowids)
+
+
+@pytest.mark.parametrize("write_between", [False, True])
+def test_a_compaction_writes_the_matrices_it_holds_as_the_rows_would(tmp_path, monkeypatch, write_between):
+    """A compaction takes the matrices in memory when they hold every row it covers (after a
+    bulk load's statistics), and reads the rows when another connection has written since:
+    either way the files hold what the rows hold."""
+    monkeypatch.setattr(sqlite_vectors, "FILE_THRESHOLD", 100)
+    s = SqliteStore(tmp_path / "c.chaja")
+    s.put_documents(docs(300, 7))
+    s.delete_document("d4")
+    for field in ("chunk", "heading"):
+        s._vectors(field)                                      # in memory, as the statistics leave them
+    if write_between:                                          # another connection writes after that
+        with SqliteStore(s.path) as other:
+            other.put_documents(docs(20, 8, prefix="other"))
+    read = []
+    original = s._read_matrix
+    monkeypatch.setattr(s, "_read_matrix", lambda *a: read.append(a[0]) or original(*a))
+    assert s.compact(force=True, graphs=False)
+    assert ("vector" in read) == write_between
+    for field in ("chunk", "heading"):
+        (want, want_ids, want_langs), want_rowids = original(VECTOR_FIELDS[field], DIM)
+        mat, ids, langs, rowids = _file(s, field)
+        assert np.array_equal(mat, want) and ids == list(want_ids) and np.array_equal(rowids, want_rowids)
+        assert langs == list(want_langs)
+    assert len(_file(s, "chunk")[1]) == 299 + 20 * write_between
+    s.close()

@@ -435,13 +435,15 @@ class SqliteStore(OneViewReads):
         build_graphs = graphs
 
         def graphs(seq: int) -> None:
+            in_memory = self._matrices_at(seq)
             self._matrix, self._rows, self._matrix_rowids = {}, {}, {}
             basis = store_basis(self.get_meta(LANGUAGE_MEANS))
             kw = self._keywords             # as of the file being replaced: its entry, the rows touched since
             touched = np.sort(np.fromiter(kw.touched, dtype=np.int64, count=len(kw.touched)))
             for field, column in VECTOR_FIELDS.items():
                 tell(f"vectors {field}")
-                (mat, ids, langs), rowids = self._read_matrix(column, self._dim(field))   # this transaction's rows
+                # this transaction's rows: the matrix in memory where it is current, else read
+                (mat, ids, langs), rowids = in_memory.pop(field, None) or self._read_matrix(column, self._dim(field))
                 vectors_file = sqlite_vectors.path_of(self.path, field)
                 if mat.shape[0] >= sqlite_vectors.FILE_THRESHOLD:
                     sqlite_vectors.write(self.path, field, mat, ids, langs, rowids, seq=seq,
@@ -451,6 +453,7 @@ class SqliteStore(OneViewReads):
                 if build_graphs and mat.shape[0] >= self.ann_threshold and sqlite_ann.available():
                     projected = field in sqlite_ann.PROJECTED_FIELDS and basis.size > 0
                     if projected:          # the space the searcher's queries are in
+                        mat = np.array(mat)                        # (a matrix searches may still hold)
                         project_rows_in_place(mat, basis)          # (the vector file is written already)
                     key, previous = f"ann.{field}", self.get_meta(f"ann.{field}")
                     counts = None
@@ -473,6 +476,15 @@ class SqliteStore(OneViewReads):
             done = self._keywords.compact(force=force, also=graphs, progress=tell)
         self._graphs_seq = -1
         return done
+
+    def _matrices_at(self, seq: int) -> dict[str, tuple[tuple[np.ndarray, Sequence[str], np.ndarray], np.ndarray]]:
+        """The vector matrices already in memory that hold every row as of the log entry
+        ``seq`` (:meth:`_fresh` brought them there; rows in rowid order), so a compaction
+        need not read them from the rows again: after a bulk load's statistics, every field."""
+        if self._matrix_seq != seq:
+            return {}
+        return {field: (m, self._matrix_rowids[field]) for field, m in self._matrix.items()
+                if m[0].shape[1] == self._dim(field)}
 
     def deferred_graphs(self) -> list[str]:
         """The vector fields large enough for a graph (:data:`~chaja.stores.sqlite_ann.ANN_THRESHOLD`)
