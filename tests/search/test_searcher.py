@@ -375,3 +375,15 @@ def test_a_long_document_does_not_crowd_out_the_others(tmp_path, encoder):
             res = idx.search("warranty claims receipt", top_k=k)
             assert len(res.documents) == k, [d.doc_id for d in res.documents]
             assert len({d.doc_id for d in res.documents}) == k
+
+
+def test_the_two_query_encoders_side_by_side_give_what_each_gives_alone(corpus_index):
+    import numpy as np
+
+    s = corpus_index.searcher()
+    assert s.aligned is not None and len(s.languages) > 1           # both encoders are asked
+    text, words = "자기주식 소각 결정은 언제 하나요?", ["자기주식", "소각"]
+    qv, (qa, encoded) = s.encode_query(text, words)
+    alone_qa, alone_encoded = s.aligned_query(text, words)
+    assert np.array_equal(qv, s.query_vector(text))
+    assert np.array_equal(qa, alone_qa) and np.array_equal(encoded, alone_encoded) and encoded.shape[0] == 2

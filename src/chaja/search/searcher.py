@@ -50,6 +50,7 @@ from chaja.search.grouping import cap_per_document, group_by_document
 from chaja.search.results import ChunkResult, SearchResult
 from chaja.search.slots import keyword_slot_count, reserve
 from chaja.search.weights import chunk_multiplier
+from chaja.stores import side_by_side
 from chaja.stores.base import Store
 
 
@@ -203,6 +204,16 @@ class Searcher:
             return None, none   # aligned vectors bridge languages: a store of one language searches without them
         encoded = self.aligned.encode_queries([text, *words])
         return encoded[0], encoded[1:]
+
+    def encode_query(self, text: str, words: list[str] = ()
+                     ) -> tuple[np.ndarray, tuple[np.ndarray | None, np.ndarray]]:
+        """:meth:`query_vector` and :meth:`aligned_query`, once per search; the two encoders
+        run side by side (:mod:`chaja.stores.side_by_side`: both release the GIL while they
+        compute), since the e5 encoder alone leaves most of two cores idle on one short query."""
+        if self.aligned is None:
+            return self.query_vector(text), self.aligned_query(text, words)
+        qv, aligned = side_by_side.run([lambda: self.query_vector(text), lambda: self.aligned_query(text, words)])
+        return qv, aligned
 
     def vector_requests(self, qv: np.ndarray | None, qa: np.ndarray | None) -> dict[str, tuple[np.ndarray, str]]:
         """The vector lists a search asks the store for, list name → (query vector, field):
@@ -451,14 +462,13 @@ class Searcher:
         terms = query_terms(self.analyzer, text, cfg.query_terms)[:MAX_QUERY_TERMS]
         terms_of = self._terms_memo(terms)
         use_vectors = cfg.mode != "keyword" and self.encoder is not None
-        qv = self.query_vector(text) if use_vectors else None   # encoded once per search
         qlang = detect_language(text)
         # a keyword list in translation: hybrid search with calibrated fusion only (vector-only stays vectors)
         words = self.words_to_translate(text, qlang) \
             if use_vectors and cfg.mode == "hybrid" and cfg.fusion == "calibrated" else []
         known = self.known_word_vectors(words)
         unknown = [w for w in words if w not in known]
-        qa, encoded = self.aligned_query(text, unknown) if use_vectors else (None, None)
+        qv, (qa, encoded) = self.encode_query(text, unknown) if use_vectors else (None, (None, None))
         side: dict = {}
 
         def keyword_lists() -> None:      # while the store walks its graphs
