@@ -18,7 +18,8 @@ to ``chaja optimize``). Then a second fresh process
 opens it and serves (open time: open plus the first keyword and vector query; peak RSS of
 that process). Queries are interleaved: query by query, each system answers each of its
 lists in turn (keyword, vector, hybrid; timed inside the serving process, so the pipe is
-not counted), after one untimed warm-up pass. chaja also answers end to end with its real
+not counted), after one untimed warm-up pass (chaja forgets the word translations it
+remembers between searches before each timed one, so none is answered from the warm-up). chaja also answers end to end with its real
 encoders (``e2e``). Reported per system and list: p50 and p95 in ms, chaja's paired
 ratio (median over queries of chaja's time / the peer's), and top-10 agreement with chaja
 (keyword: the share of chaja's top 10 the peer also returns; vector: recall@10 against

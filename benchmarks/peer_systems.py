@@ -168,13 +168,22 @@ class Chaja:
     def vector(self, q: dict, k: int) -> list[int]:
         return self.keys(h.chunk_id for h in self.store.vector(np.asarray(q["vector"], np.float32), k))
 
+    def _forget_translations(self, index) -> None:
+        """A searcher remembers the words it has translated; every query here was asked in the
+        warm-up pass, so each timed search starts without them, as a new question would."""
+        lex = index.searcher().lexicon
+        if lex is not None:
+            lex.translations.clear()
+
     def hybrid(self, q: dict, k: int) -> list[int]:
+        self._forget_translations(self.idx)
         return self.keys(d.doc_id for d in self.idx.search(q["text"], k).documents)
 
     def e2e(self, q: dict, k: int) -> list[int]:
         if not hasattr(self, "real"):
             from chaja.index import Index
             self.real = Index(self.store)      # the real encoders over the same store (one copy of the matrices)
+        self._forget_translations(self.real)
         return self.keys(d.doc_id for d in self.real.search(q["text"], k).documents)
 
 
