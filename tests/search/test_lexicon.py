@@ -105,3 +105,35 @@ def test_any_languages_list_answers_a_word_and_translations_stay_bounded(use, mo
     assert len(lex.translations) == 3
     lex.remember({("d", "en", 0.7): "z"})                  # past the bound: the old ones are forgotten
     assert lex.translations == {("d", "en", 0.7): "z"}
+
+
+def _random_lexicon(n: int, dim: int = 48, seed: int = 0) -> lexicon.Lexicon:
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((40, dim))
+    mat = centres[rng.integers(0, 40, n)] + 0.5 * rng.standard_normal((n, dim))   # crowded neighbourhoods
+    mat = (mat / np.linalg.norm(mat, axis=1, keepdims=True)).astype(np.float32)
+    mat[7] = mat[3]                                                   # two words, one vector
+    return lexicon.Lexicon({"en": [f"w{i}" for i in range(n)]}, {"en": mat})
+
+
+def test_a_large_lexicon_translates_through_int8_copies_to_the_words_a_full_scan_finds():
+    from chaja.stores import sqlite_ann
+
+    if not sqlite_ann.available():
+        pytest.skip("usearch is not installed: pip install 'chaja[ann]'")
+    lex = _random_lexicon(lexicon.COARSE_FROM + 1000)
+    assert lex._coarse("en") is not None
+    mat = lex.vectors["en"]
+    rng = np.random.default_rng(1)
+    queries = mat[rng.integers(0, len(mat), 300)] + 0.2 * rng.standard_normal((300, mat.shape[1])).astype(np.float32)
+    queries = np.vstack([queries / np.linalg.norm(queries, axis=1, keepdims=True), mat[[3, 7]]])
+    for threshold in (-1.0, 0.7, 0.9):
+        scores = queries @ mat.T
+        full = [lex.words["en"][j] if scores[i, j] >= threshold else None
+                for i, j in enumerate(scores.argmax(axis=1))]
+        assert lex.translate(queries, "en", threshold) == full
+    assert lex.translate(mat[[7]], "en", 0.5) == ["w3"]               # equal vectors: the first word
+
+
+def test_a_small_lexicon_is_scanned_whole():
+    assert _random_lexicon(lexicon.COARSE_FROM - 1)._coarse("en") is None
