@@ -354,3 +354,25 @@ def test_lifted_rows_rank_by_cosine_as_the_rows_do_by_inner_product():
     q = clustered(1, 14)[0] * 0.7
     by_cosine = np.append(q, 0.0) @ lifted.T / np.linalg.norm(q)
     assert np.array_equal(np.argsort(-by_cosine, kind="stable"), np.argsort(-(rows @ q), kind="stable"))
+
+
+def test_a_graph_built_from_the_mapped_matrix_leaves_the_vector_file_as_the_rows_hold_it(tmp_path, monkeypatch):
+    """A compaction that finds a field's matrix in memory (mapped read-only from its file)
+    projects a copy for the graph, never the matrix itself."""
+    from chaja.search.languages import META_KEY, encode_means
+    from chaja.stores import sqlite_vectors
+
+    monkeypatch.setattr(sqlite_vectors, "FILE_THRESHOLD", 100)
+    items = docs(clustered(1200, 9))
+    for i, (doc, recs) in enumerate(items):
+        doc.lang = recs[0].chunk.lang = ("ko", "en")[i % 2]
+    with SqliteStore(tmp_path / "m.chaja", ann_threshold=500) as s:
+        s.put_documents(items)
+        s.set_meta(META_KEY, encode_means(s.language_means()))
+        assert s.compact(force=True)
+        mapped = s._vectors("chunk")[0]
+        assert not mapped.flags.writeable                           # the file's pages
+        assert s.compact(force=True, full_graphs=True)
+        (rows, _, _), _ = s._read_matrix("vector", DIM)
+        assert np.array_equal(np.asarray(s._vectors("chunk")[0]), rows)
+        assert json.loads(s.get_meta("ann.chunk"))["projected"] is True

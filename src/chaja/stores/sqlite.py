@@ -432,9 +432,8 @@ class SqliteStore(OneViewReads):
         postings"``, ``"vectors chunk"``, ``"graph chunk (100,000 vectors)"``, ``"graph
         chunk: 5,000 rows changed"``, ...)."""
         tell = progress or (lambda step: None)
-        build_graphs = graphs
 
-        def graphs(seq: int) -> None:
+        def vectors_and_graphs(seq: int) -> None:
             in_memory = self._matrices_at(seq)
             self._matrix, self._rows, self._matrix_rowids = {}, {}, {}
             basis = store_basis(self.get_meta(LANGUAGE_MEANS))
@@ -443,17 +442,19 @@ class SqliteStore(OneViewReads):
             for field, column in VECTOR_FIELDS.items():
                 tell(f"vectors {field}")
                 # this transaction's rows: the matrix in memory where it is current, else read
-                (mat, ids, langs), rowids = in_memory.pop(field, None) or self._read_matrix(column, self._dim(field))
+                kept = in_memory.pop(field, None)
+                (mat, ids, langs), rowids = kept or self._read_matrix(column, self._dim(field))
                 vectors_file = sqlite_vectors.path_of(self.path, field)
                 if mat.shape[0] >= sqlite_vectors.FILE_THRESHOLD:
                     sqlite_vectors.write(self.path, field, mat, ids, langs, rowids, seq=seq,
                                          store_id=self._keywords.store_id)
                 elif vectors_file.exists():
                     vectors_file.unlink()
-                if build_graphs and mat.shape[0] >= self.ann_threshold and sqlite_ann.available():
+                if graphs and mat.shape[0] >= self.ann_threshold and sqlite_ann.available():
                     projected = field in sqlite_ann.PROJECTED_FIELDS and basis.size > 0
                     if projected:          # the space the searcher's queries are in
-                        mat = np.array(mat)                        # (a matrix searches may still hold)
+                        if kept is not None:                       # not the matrix searches may still hold
+                            mat = np.array(mat)
                         project_rows_in_place(mat, basis)          # (the vector file is written already)
                     key, previous = f"ann.{field}", self.get_meta(f"ann.{field}")
                     counts = None
@@ -470,10 +471,10 @@ class SqliteStore(OneViewReads):
                                      (key, sqlite_ann.meta_value(seq, mat.shape[0], projected, **counts)))
                 else:
                     self._db.execute("DELETE FROM meta WHERE key = ?", (f"ann.{field}",))
-                del mat, ids, langs, rowids
+                del mat, ids, langs, rowids, kept
 
         with self._lock:
-            done = self._keywords.compact(force=force, also=graphs, progress=tell)
+            done = self._keywords.compact(force=force, also=vectors_and_graphs, progress=tell)
         self._graphs_seq = -1
         return done
 
