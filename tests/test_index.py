@@ -110,7 +110,7 @@ def test_progress_names_the_finishing_steps_after_the_last_document(tmp_path, co
     assert all(p.documents_done == p.documents_total == total for p in seen if p.stage != "encoding")
 
 
-def test_a_bulk_load_defers_the_graphs_until_they_are_built(tmp_path, corpus, encoder):
+def test_a_bulk_load_defers_the_graphs_until_they_are_built(tmp_path, corpus, encoder, capsys):
     from chaja.index import Index
     from chaja.stores import sqlite_ann
     from chaja.stores.sqlite import SqliteStore
@@ -122,6 +122,9 @@ def test_a_bulk_load_defers_the_graphs_until_they_are_built(tmp_path, corpus, en
         deferred = idx.deferred_graphs()
         assert {"chunk", "aligned", "aligned_heading"} <= set(deferred)
         assert idx.summary()["deferred_graphs"] == deferred
+        from chaja.cli import print_stats
+        print_stats(idx.summary(), as_json=False)
+        assert f"vector graphs deferred: {', '.join(deferred)}" in capsys.readouterr().out
         exact = [d.doc_id for d in idx.search("자기주식 소각", top_k=5).documents]
         assert exact[0] == "filings/share-cancellation"
         steps: list[str] = []
