@@ -325,7 +325,7 @@ def test_a_graph_holds_int8_vectors_and_an_older_f16_graph_is_built_anew(tmp_pat
     s = SqliteStore(tmp_path / "old.chaja", ann_threshold=500)
     s.put_documents(docs(clustered(1200, 11)))
     assert s.compact(force=True)
-    older = sqlite_ann._usearch().Index(ndim=DIM, metric="ip", dtype="f16", connectivity=16)   # rows as they are
+    older = sqlite_ann.usearch_module().Index(ndim=DIM, metric="ip", dtype="f16", connectivity=16)   # rows as they are
     mat = s._vectors("chunk")[0]
     older.add(s._matrix_rowids["chunk"].astype(np.uint64), mat)
     sqlite_ann._save(older, s.path, "chunk")

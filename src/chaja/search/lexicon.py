@@ -149,7 +149,7 @@ def _coarse_search(mat: np.ndarray):
     from chaja.stores import sqlite_ann
     if not sqlite_ann.available():
         return None
-    index = sqlite_ann._usearch()
+    index = sqlite_ann.usearch_module()
     codes = np.clip(np.rint(mat * 127.0), -127, 127).astype(np.int8)
     k = min(COARSE_CANDIDATES, mat.shape[0])
 

@@ -198,19 +198,24 @@ class Searcher:
         :meth:`translated_lists`); None unless the store holds aligned vectors and more than
         one language (on KorQuAD and SciFact, one language each, the aligned lists cost
         0.01–0.05 nDCG@10)."""
-        cfg = self.cfg
-        none = np.zeros((0, 0), dtype=np.float32)
-        if self.aligned is None or not (cfg.aligned_list or cfg.aligned_heading_list) or len(self.languages) < 2:
-            return None, none   # aligned vectors bridge languages: a store of one language searches without them
+        if not self._asks_aligned():
+            return None, np.zeros((0, 0), dtype=np.float32)
         encoded = self.aligned.encode_queries([text, *words])
         return encoded[0], encoded[1:]
 
+    def _asks_aligned(self) -> bool:
+        """Whether a search encodes its query with the aligned encoder: it bridges languages,
+        so a store of one language searches without it."""
+        cfg = self.cfg
+        return bool(self.aligned is not None and (cfg.aligned_list or cfg.aligned_heading_list)
+                    and len(self.languages) > 1)
+
     def encode_query(self, text: str, words: list[str] = ()
                      ) -> tuple[np.ndarray, tuple[np.ndarray | None, np.ndarray]]:
-        """:meth:`query_vector` and :meth:`aligned_query`, once per search; the two encoders
-        run side by side (:mod:`chaja.stores.side_by_side`: both release the GIL while they
-        compute), since the e5 encoder alone leaves most of two cores idle on one short query."""
-        if self.aligned is None:
+        """:meth:`query_vector` and :meth:`aligned_query`, once per search; where both encode,
+        they run side by side (:mod:`chaja.stores.side_by_side`: both release the GIL while
+        they compute), since the e5 encoder alone leaves most of two cores idle on one short query."""
+        if not self._asks_aligned():
             return self.query_vector(text), self.aligned_query(text, words)
         qv, aligned = side_by_side.run([lambda: self.query_vector(text), lambda: self.aligned_query(text, words)])
         return qv, aligned

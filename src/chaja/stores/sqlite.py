@@ -491,7 +491,6 @@ class SqliteStore(OneViewReads):
         """The vector fields large enough for a graph (:data:`~chaja.stores.sqlite_ann.ANN_THRESHOLD`)
         that have no current one, and are searched exactly until a compaction builds it:
         after a bulk load (``compact(graphs=False)``), or where the ``ann`` extra is missing."""
-        self._fresh()
         return [field for field in VECTOR_FIELDS
                 if self._vectors(field)[0].shape[0] >= self.ann_threshold and self._graph(field) is None]
 

@@ -81,7 +81,7 @@ LEGACY_EXPANSION_SEARCH = 512
 REBUILD_SHARE = 0.5
 
 
-def _usearch():
+def usearch_module():
     """usearch.index, imported after onnxruntime: usearch 2.2x (with numkong) loaded first
     makes a later ``import onnxruntime`` crash the process (seen with onnxruntime 1.32),
     and the encoders import onnxruntime lazily, often after the first vector search."""
@@ -96,7 +96,7 @@ def _usearch():
 
 def available() -> bool:
     try:
-        _usearch()
+        usearch_module()
     except ImportError:
         return False
     return True
@@ -118,7 +118,7 @@ def lifted(matrix: np.ndarray) -> np.ndarray:
 
 def build(store_path: Path, field: str, rowids: np.ndarray, matrix: np.ndarray) -> None:
     """Write the graph of ``matrix`` (rows keyed by ``rowids``, :func:`lifted`), atomically."""
-    Index = _usearch().Index
+    Index = usearch_module().Index
     graph = Index(ndim=matrix.shape[1] + 1, metric="ip", dtype=DTYPE, connectivity=CONNECTIVITY,
                   expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
     graph.add(rowids.astype(np.uint64), lifted(matrix), threads=os.cpu_count() or 1)
@@ -150,7 +150,7 @@ def update(store_path: Path, field: str, meta: str | None, base_seq: int | None,
         changed = int(info.get("changed", 0)) + int(touched.size)
         if changed >= REBUILD_SHARE * max(full, 1):
             return None
-        graph = _usearch().Index.restore(str(graph_path(store_path, field)), view=False)
+        graph = usearch_module().Index.restore(str(graph_path(store_path, field)), view=False)
     except (ValueError, KeyError, TypeError, RuntimeError, OSError):
         return None
     if graph is None or graph.ndim != added.shape[1] + 1:
@@ -192,7 +192,7 @@ class Graph:
 
     def __init__(self, store_path: Path, field: str, seq: int, projected: bool = False,
                  expansion_search: int = EXPANSION_SEARCH):
-        Index = _usearch().Index
+        Index = usearch_module().Index
         self.seq, self.projected = seq, projected
         #: the language basis a projected graph's vectors were projected by (set by the store)
         self.basis = np.zeros((0, 0), np.float32)
