@@ -50,7 +50,9 @@ def test_counts_keep_words_seen_twice_most_frequent_first(use):
     assert all(counts["en"][w] >= lexicon.MIN_COUNT for w in lex.words["en"])
     for lang in lex.languages:
         assert lex.vectors[lang].shape == (len(lex.words[lang]), 512)
-        np.testing.assert_allclose(np.linalg.norm(lex.vectors[lang], axis=1), 1.0, atol=1e-5)
+        np.testing.assert_allclose(np.linalg.norm(lex.vectors[lang], axis=1), 1.0, atol=2e-3)   # float16, as kept
+        assert lex.vectors[lang].dtype == np.float32
+        np.testing.assert_array_equal(lex.vectors[lang], lex.vectors[lang].astype(np.float16).astype(np.float32))
 
 
 def test_a_korean_word_is_carried_to_its_english_translation(use):
@@ -91,7 +93,7 @@ def test_a_stored_word_needs_no_encoding(use):
     lex = lexicon.build(TEXTS, use)
     v = lex.vector_of("상태", "ko")
     assert v is not None and lex.vector_of("상태", "en") is None and lex.vector_of("초콜릿", "ko") is None
-    np.testing.assert_allclose(v, use.encode_queries(["상태"])[0], atol=1e-5)
+    np.testing.assert_allclose(v, use.encode_queries(["상태"])[0], atol=2e-3)
     assert lex.translate(v[None, :], "en", 0.7) == ["state"]
 
 
@@ -116,24 +118,78 @@ def _random_lexicon(n: int, dim: int = 48, seed: int = 0) -> lexicon.Lexicon:
     return lexicon.Lexicon({"en": [f"w{i}" for i in range(n)]}, {"en": mat})
 
 
-def test_a_large_lexicon_translates_through_int8_copies_to_the_words_a_full_scan_finds():
-    from chaja.stores import sqlite_ann
-
-    if not sqlite_ann.available():
-        pytest.skip("usearch is not installed: pip install 'chaja[ann]'")
-    lex = _random_lexicon(lexicon.COARSE_FROM + 1000)
-    assert lex._coarse("en") is not None
+def test_a_large_lexicon_translates_through_a_bounded_scan_to_the_words_a_full_scan_finds():
+    lex = _random_lexicon(lexicon.SCAN_FROM + 1000)
     mat = lex.vectors["en"]
     rng = np.random.default_rng(1)
     queries = mat[rng.integers(0, len(mat), 300)] + 0.2 * rng.standard_normal((300, mat.shape[1])).astype(np.float32)
-    queries = np.vstack([queries / np.linalg.norm(queries, axis=1, keepdims=True), mat[[3, 7]]])
+    queries = np.vstack([queries / np.linalg.norm(queries, axis=1, keepdims=True), mat[[3, 7]],
+                         rng.standard_normal((20, mat.shape[1])).astype(np.float32) * 0.3])   # not unit, far
     for threshold in (-1.0, 0.7, 0.9):
         scores = queries @ mat.T
         full = [lex.words["en"][j] if scores[i, j] >= threshold else None
                 for i, j in enumerate(scores.argmax(axis=1))]
         assert lex.translate(queries, "en", threshold) == full
+    assert "en" in lex._scans                                         # the bounded scan answered
     assert lex.translate(mat[[7]], "en", 0.5) == ["w3"]               # equal vectors: the first word
 
 
 def test_a_small_lexicon_is_scanned_whole():
-    assert _random_lexicon(lexicon.COARSE_FROM - 1)._coarse("en") is None
+    lex = _random_lexicon(lexicon.SCAN_FROM - 1)
+    assert lex.translate(lex.vectors["en"][:2], "en", 0.5) == ["w0", "w1"]
+    assert lex._scans == {}
+
+
+def test_a_word_of_the_store_is_looked_up_and_finds_what_a_scan_finds(use, monkeypatch):
+    lex = lexicon.build(TEXTS, use)
+    assert set(lex.nearest) == {("ko", "en"), ("en", "ko")}
+    known = ["상태", "서버", "컴포넌트"]
+    vectors = {w: lex.vector_of(w) for w in known}
+    scanned = lex.translate(np.stack(list(vectors.values())), "en", 0.7)
+    vectors["초콜릿"] = use.encode_queries(["초콜릿"])[0]            # not a word of the store
+    asked = []
+    real = lexicon.Lexicon.translate
+    monkeypatch.setattr(lexicon.Lexicon, "translate",
+                        lambda self, v, lang, th: asked.append(len(v)) or real(self, v, lang, th))
+    assert lex.translate_words(known + ["초콜릿", "상태"], vectors, "en", 0.7) == scanned + [None, "state"]
+    assert asked == [1]                                      # only the unknown word was scanned
+    assert lex.translate_words(["state"], {"state": lex.vector_of("state")}, "ko", 0.7) == ["상태"]
+    row, cos = lex._nearest_known("상태", "en")
+    assert lex.words["en"][row] == "state" and cos > 0.7
+    assert lex.translate_words(["상태"], vectors, "en", cos + 1e-3) == [None]   # the threshold applies
+
+
+def test_the_nearest_words_round_trip_and_a_lexicon_without_them_is_scanned(use):
+    import base64
+    import json
+
+    lex = lexicon.build(TEXTS, use)
+    back = lexicon.decode(lexicon.encode(lex))
+    for pair, (rows, cos) in lex.nearest.items():
+        np.testing.assert_array_equal(back.nearest[pair][0], rows)
+        np.testing.assert_array_equal(back.nearest[pair][1], cos)
+    raw = json.loads(lexicon.encode(lex))
+    for entry in raw.values():
+        del entry["nearest"]                                 # as recorded before the tables existed
+    old = lexicon.decode(json.dumps(raw))
+    assert old is not None and old.nearest == {}
+    assert old.translate_words(["상태"], {"상태": old.vector_of("상태")}, "en", 0.7) == ["state"]
+    raw = json.loads(lexicon.encode(lex))
+    raw["ko"]["nearest"]["en"]["rows"] = base64.b64encode(np.zeros(1, "<i4").tobytes()).decode()   # one row
+    assert lexicon.decode(json.dumps(raw)) is None
+    raw = json.loads(lexicon.encode(lex))
+    raw["ko"]["nearest"]["en"]["rows"] = base64.b64encode(
+        np.full(len(lex.words["ko"]), 99, "<i4").tobytes()).decode()                 # past the words
+    assert lexicon.decode(json.dumps(raw)) is None
+
+
+def test_a_rebuild_updates_the_nearest_words_to_those_of_a_fresh_build(use):
+    first = lexicon.build(TEXTS, use)
+    more = TEXTS[1:] + [("en", "The cache keeps data."), ("en", "A cache of the state."),
+                        ("ko", "캐시에 데이터를 둡니다."), ("ko", "상태의 캐시")]
+    updated = lexicon.build(more, use, previous=first)
+    fresh = lexicon.build(more, use)
+    assert updated.words == fresh.words and updated.words != first.words
+    for pair in fresh.nearest:
+        np.testing.assert_array_equal(updated.nearest[pair][0], fresh.nearest[pair][0])
+        np.testing.assert_allclose(updated.nearest[pair][1], fresh.nearest[pair][1], atol=1e-5)

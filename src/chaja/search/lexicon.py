@@ -19,7 +19,9 @@ chunks (at most :data:`SAMPLE` chunks of the store, in the order
 :meth:`Store.chunk_sample` gives, the same in every store) seen at least
 :data:`MIN_COUNT` times, the :data:`MAX_WORDS` most frequent kept. It is recorded in
 the store's meta (``index.lexicon``, vectors as float16) with the statistics, and a
-word's vector is reused from the previous lexicon rather than encoded again.
+word's vector is reused from the previous lexicon rather than encoded again. With it go
+each word's nearest word in every other language (:mod:`chaja.search.nearest_words`), so a
+query word the store holds is translated by looking it up.
 """
 from __future__ import annotations
 
@@ -27,11 +29,12 @@ import base64
 import functools
 import json
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 
 from chaja.function_words import is_hangul
+from chaja.search import nearest_words
 from chaja.search.query import content_words
 
 META_KEY = "index.lexicon"
@@ -40,9 +43,7 @@ MIN_COUNT = 2         # a word seen fewer times in the sample is not in the lexi
 MAX_WORDS = 30_000    # the most frequent words kept per language
 ENCODE_BATCH = 256
 MAX_TRANSLATIONS = 100_000   # translations a lexicon keeps between searches
-COARSE_FROM = 4096           # words of a language from which translation scans int8 copies first
-COARSE_CANDIDATES = 64       # words of the int8 scan rescored from their float vectors
-COARSE_THREADS = 2
+SCAN_FROM = 4096             # words of a language from which translation scans with a bound first
 
 
 def words_of(text: str, lang: str) -> list[str]:
@@ -63,12 +64,15 @@ def count_words(texts: Iterable[tuple[str, str]]) -> dict[str, Counter]:
 
 
 class Lexicon:
-    """Per language, its words and their unit aligned vectors (rows of one matrix)."""
+    """Per language, its words and their unit aligned vectors (rows of one matrix); and per
+    (language, other language), each word's nearest word there (:mod:`chaja.search.nearest_words`)."""
 
-    def __init__(self, words: dict[str, list[str]], vectors: dict[str, np.ndarray]):
+    def __init__(self, words: dict[str, list[str]], vectors: dict[str, np.ndarray],
+                 nearest: dict[tuple[str, str], nearest_words.Table] | None = None):
         self.words, self.vectors = words, vectors
+        self.nearest = nearest or {}
         self._rows: dict[tuple[str, str], int] | None = None
-        self._coarse_search: dict[str, object] = {}
+        self._scans: dict[str, nearest_words.BoundedScan] = {}
         #: (word, language, threshold) → its translation, once computed (a search asks again
         #: and again); cleared past :data:`MAX_TRANSLATIONS` so a long-running server stays bounded
         self.translations: dict[tuple[str, str, float], str | None] = {}
@@ -101,63 +105,53 @@ class Lexicon:
             self.translations.clear()
         self.translations.update(found)
 
+    def translate_words(self, words: list[str], vectors: Mapping[str, np.ndarray], lang: str,
+                        threshold: float) -> list[str | None]:
+        """:meth:`translate` of ``words`` (``vectors``: word → its aligned vector): a word of
+        another language's lexicon is looked up in the nearest-word table built with it, the
+        others are scanned for."""
+        found: dict[str, str | None] = {}
+        for w in words:
+            hit = self._nearest_known(w, lang)
+            if hit is not None:
+                row, cos = hit
+                found[w] = self.words[lang][row] if cos >= threshold else None
+        scan = [w for w in dict.fromkeys(words) if w not in found]
+        if scan:
+            found.update(zip(scan, self.translate(np.stack([vectors[w] for w in scan]), lang, threshold)))
+        return [found[w] for w in words]
+
+    def _nearest_known(self, word: str, lang: str) -> tuple[int, float] | None:
+        """(row in ``lang``'s words, cosine) of ``word``'s nearest word in ``lang``, where a
+        lexicon of another language holds ``word`` and its table was built; else None."""
+        for src in self.languages:
+            table = self.nearest.get((src, lang)) if src != lang else None
+            i = self._row(src, word) if table is not None else None
+            if i is not None:
+                return int(table[0][i]), float(table[1][i])
+        return None
+
     def translate(self, vectors: np.ndarray, lang: str, threshold: float) -> list[str | None]:
         """For each row of ``vectors`` (aligned vectors of query words), the nearest word of
         ``lang`` when its cosine is at least ``threshold``, else None.
 
-        Scoring every word reads the language's whole matrix (30,000 words: 61 MB, 10 ms for
-        four words on two cores, seldom in the cache after a search's graph walks). From
-        :data:`COARSE_FROM` words, with the ``ann`` extra, usearch's exact scan of int8 copies
-        (a quarter of the bytes) finds the best :data:`COARSE_CANDIDATES`, rescored from the
-        float vectors: the same word unless more than that many lie within int8 rounding of
-        the nearest (none of some 100,000 lexicon words of the benchmark stores)."""
+        Scoring every word reads the language's whole matrix (30,000 words: 61 MB, about
+        1.5 ms a word on two cores, seldom in the cache after a search's graph walks). From
+        :data:`SCAN_FROM` words a :class:`~chaja.search.nearest_words.BoundedScan` reads a
+        quarter of it and scores in full only the words that can still win: the same word."""
         mat = self.vectors.get(lang)
         if mat is None or not len(mat) or not len(vectors):
             return [None] * len(vectors)
         q = np.asarray(vectors, dtype=np.float32)
-        coarse = self._coarse(lang)
-        if coarse is None:
+        if len(mat) < SCAN_FROM:
             scores = q @ mat.T
             best = scores.argmax(axis=1)
             top = scores[np.arange(len(q)), best]
         else:
-            found = coarse(q)
-            exact = np.einsum("ij,ikj->ik", q, mat[found])
-            pick = _first_best(exact, found)
-            best = found[np.arange(len(q)), pick]
-            top = exact[np.arange(len(q)), pick]
+            if lang not in self._scans:
+                self._scans[lang] = nearest_words.BoundedScan(mat)
+            best, top = self._scans[lang].nearest(q, threshold)
         return [self.words[lang][j] if top[i] >= threshold else None for i, j in enumerate(best.tolist())]
-
-    def _coarse(self, lang: str):
-        """``q → (len(q), k)`` word rows of the best int8 scores in language ``lang``, or None
-        (too few words to gain, or usearch not installed)."""
-        if lang not in self._coarse_search:
-            self._coarse_search[lang] = _coarse_search(self.vectors[lang])
-        return self._coarse_search[lang]
-
-
-def _first_best(exact: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """Per query, the column of ``exact`` with the highest score, the lowest word row among equals."""
-    best = exact.max(axis=1, keepdims=True)
-    return np.where(exact == best, rows, np.iinfo(np.int64).max).argmin(axis=1)
-
-
-def _coarse_search(mat: np.ndarray):
-    """The int8 first pass of :meth:`Lexicon.translate` over ``mat`` (unit rows), or None."""
-    if mat.shape[0] < COARSE_FROM:
-        return None
-    from chaja.stores import sqlite_ann
-    if not sqlite_ann.available():
-        return None
-    index = sqlite_ann.usearch_module()
-    codes = np.clip(np.rint(mat * 127.0), -127, 127).astype(np.int8)
-    k = min(COARSE_CANDIDATES, mat.shape[0])
-
-    def search(q: np.ndarray) -> np.ndarray:
-        query = np.clip(np.rint(q * 127.0), -127, 127).astype(np.int8)
-        found = index.search(codes, query, k, index.MetricKind.IP, exact=True, threads=COARSE_THREADS)
-        return np.asarray(found.keys, dtype=np.int64).reshape(len(q), k)
-    return search
 
 
 def build(texts: Iterable[tuple[str, str]], encoder, previous: Lexicon | None = None) -> Lexicon:
@@ -178,8 +172,8 @@ def build(texts: Iterable[tuple[str, str]], encoder, previous: Lexicon | None = 
         mat = np.stack([np.asarray(known[w], dtype=np.float32) for w in ws]) if ws else np.zeros((0, 0), np.float32)
         if mat.size:
             mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-12)
-        vectors[lang] = mat
-    return Lexicon(words, vectors)
+        vectors[lang] = mat.astype(np.float16).astype(np.float32)    # as the store keeps them (encode)
+    return Lexicon(words, vectors, nearest_words.tables(words, vectors, previous))
 
 
 def of_store(store, encoder, previous: Lexicon | None = None) -> Lexicon:
@@ -189,10 +183,18 @@ def of_store(store, encoder, previous: Lexicon | None = None) -> Lexicon:
     return build(((c.lang, f"{c.section_name}\n{c.text}") for c in sample), encoder, previous)
 
 
+def _b64(a: np.ndarray) -> str:
+    return base64.b64encode(a.tobytes()).decode("ascii")
+
+
 def encode(lex: Lexicon) -> str:
-    return json.dumps({lang: {"words": ws, "dim": int(lex.vectors[lang].shape[1]) if ws else 0,
-                              "vectors": base64.b64encode(lex.vectors[lang].astype(np.float16).tobytes()).decode("ascii")}
-                       for lang, ws in sorted(lex.words.items())}, ensure_ascii=False)
+    out = {}
+    for lang, ws in sorted(lex.words.items()):
+        out[lang] = {"words": ws, "dim": int(lex.vectors[lang].shape[1]) if ws else 0,
+                     "vectors": _b64(lex.vectors[lang].astype(np.float16)),
+                     "nearest": {dst: {"rows": _b64(rows.astype("<i4")), "cos": _b64(cos.astype("<f4"))}
+                                 for (src, dst), (rows, cos) in sorted(lex.nearest.items()) if src == lang}}
+    return json.dumps(out, ensure_ascii=False)
 
 
 def decode(text: str | None) -> Lexicon | None:
@@ -204,13 +206,20 @@ def decode(text: str | None) -> Lexicon | None:
 def _decoded(text: str) -> Lexicon | None:
     try:
         raw = json.loads(text)
-        words, vectors = {}, {}
+        words, vectors, nearest = {}, {}, {}
         for lang, entry in raw.items():
             ws, dim = list(entry["words"]), int(entry["dim"])
             mat = np.frombuffer(base64.b64decode(entry["vectors"]), dtype=np.float16).astype(np.float32)
             mat = mat.reshape(len(ws), dim) if ws else np.zeros((0, 0), np.float32)
             mat.flags.writeable = False
             words[lang], vectors[lang] = ws, mat
-        return Lexicon(words, vectors)
+            for dst, table in entry.get("nearest", {}).items():     # a lexicon recorded before has none
+                nearest[lang, dst] = (np.frombuffer(base64.b64decode(table["rows"]), dtype="<i4"),
+                                      np.frombuffer(base64.b64decode(table["cos"]), dtype="<f4"))
+        for (src, dst), (rows, cos) in nearest.items():
+            if dst not in words or len(rows) != len(words[src]) or len(cos) != len(rows) \
+                    or (len(rows) and not 0 <= int(rows.min()) <= int(rows.max()) < len(words[dst])):
+                raise ValueError(f"the nearest-word table {src} → {dst} does not fit the lexicon")
+        return Lexicon(words, vectors, nearest)
     except (ValueError, KeyError, TypeError):
         return None          # a damaged value: no translation until the next index run rewrites it

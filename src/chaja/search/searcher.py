@@ -280,7 +280,7 @@ class Searcher:
     def translated_lists(self, words: list[str], vectors: Mapping[str, np.ndarray], qlang: str, n: int,
                          where: Filters | None = None) -> dict[str, tuple[list[Hit], list[list[str]]]]:
         """Per other language L of the lexicon, the keyword list over L's chunks of the query's
-        ``words`` translated into L (:meth:`Lexicon.translate`; ``vectors``: word → its aligned
+        ``words`` translated into L (:meth:`Lexicon.translate_words`; ``vectors``: word → its aligned
         vector), and each word's terms (empty for a word left untranslated)."""
         lex = self.lexicon
         out: dict[str, tuple[list[Hit], list[list[str]]]] = {}
@@ -293,7 +293,7 @@ class Searcher:
                 continue
             todo = [w for w in words if (w, lang, threshold) not in lex.translations]
             if todo:
-                fresh = lex.translate(np.stack([vectors[w] for w in todo]), lang, threshold)
+                fresh = lex.translate_words(todo, vectors, lang, threshold)
                 lex.remember({(w, lang, threshold): t for w, t in zip(todo, fresh)})
             found = [lex.translations.get((w, lang, threshold)) for w in words]
             groups = [list(dict.fromkeys(self.analyzer(w))) if w else [] for w in found]

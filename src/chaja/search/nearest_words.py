@@ -1,0 +1,172 @@
+"""Each lexicon word's nearest word in every other language, found once when the lexicon is built.
+
+A search carries its query's content words into another language by nearest neighbour
+among that language's lexicon words (:mod:`chaja.search.lexicon`):
+
+    t(w, L) = argmax_{u ∈ W_L} a(w)·a(u)        (ties: the lowest row, the more frequent word)
+
+Scanning W_L at query time reads the whole matrix for every word (30,000 words of 512
+floats: about 1 ms a word on two cores), and most query words are words of the store,
+already in the lexicon of their own language. For those the answer does not depend on
+the query, so it is computed here for every word of every language, with its cosine, and
+a search looks it up; only a word the store has not seen is scanned for.
+
+Rebuilt after a change to the store, the table is updated rather than recomputed when a
+previous one is given: a word keeps its nearest word while that word is still in the
+other language's lexicon, compared against the words new there (every word's vector is
+the same as before, :func:`chaja.search.lexicon.build`); the words whose nearest word
+left, and words new in the lexicon, are scanned in full.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+#: source words scored against the whole target matrix at once (BLOCK × words floats)
+BLOCK = 256
+#: principal directions a :class:`BoundedScan` reads for every row (of 512)
+SCAN_DIM = 128
+#: slack on the bound for float32 rounding (scores are cosines, at most 1)
+SCAN_SLACK = 1e-4
+
+#: (target rows, cosines) of the words of one language, row-aligned with its word list
+Table = tuple[np.ndarray, np.ndarray]
+
+
+def nearest(src: np.ndarray, dst: np.ndarray) -> Table:
+    """For each row of ``src``, the row of ``dst`` with the highest inner product (the
+    first among equals) and that product; blocks of :data:`BLOCK` rows at a time."""
+    rows = np.zeros(len(src), dtype=np.int32)
+    cos = np.full(len(src), -np.inf, dtype=np.float32)
+    if not len(src) or not len(dst):
+        return rows, cos
+    dst_t = np.ascontiguousarray(dst.T)
+    for at in range(0, len(src), BLOCK):
+        scores = src[at:at + BLOCK] @ dst_t
+        best = scores.argmax(axis=1)
+        rows[at:at + BLOCK] = best
+        cos[at:at + BLOCK] = scores[np.arange(len(best)), best]
+    return rows, cos
+
+
+def nearest_both(a: np.ndarray, b: np.ndarray) -> tuple[Table, Table]:
+    """(:func:`nearest` of ``a`` in ``b``, :func:`nearest` of ``b`` in ``a``) from one pass over
+    the products ``a @ b.T``: the best column of each row, and the best row of each column
+    (the first among equals, as blocks come in row order and a later block must do better)."""
+    a_rows = np.zeros(len(a), dtype=np.int32)
+    a_cos = np.full(len(a), -np.inf, dtype=np.float32)
+    b_rows = np.zeros(len(b), dtype=np.int32)
+    b_cos = np.full(len(b), -np.inf, dtype=np.float32)
+    if len(a) and len(b):
+        b_t = np.ascontiguousarray(b.T)
+        for at in range(0, len(a), BLOCK):
+            scores = a[at:at + BLOCK] @ b_t
+            best = scores.argmax(axis=1)
+            a_rows[at:at + BLOCK] = best
+            a_cos[at:at + BLOCK] = scores[np.arange(len(best)), best]
+            col = scores.argmax(axis=0)
+            top = scores[col, np.arange(len(b))]
+            better = top > b_cos
+            b_rows[better] = col[better] + at
+            b_cos[better] = top[better]
+    return (a_rows, a_cos), (b_rows, b_cos)
+
+
+def updated(src_words: list[str], src: np.ndarray, dst_words: list[str], dst: np.ndarray,
+            before: tuple[list[str], list[str], Table] | None) -> Table:
+    """:func:`nearest` of ``src`` in ``dst``, from ``before`` = (source words, target words,
+    table) of the previous build where there is one: a source word it holds whose nearest
+    word is still a target word keeps it, unless a target word new since scores higher
+    (or the same at a lower row); the others are scanned in full."""
+    if before is None:
+        return nearest(src, dst)
+    old_src, old_dst, (old_rows, _) = before
+    dst_row = {w: i for i, w in enumerate(dst_words)}
+    old_src_row = {w: i for i, w in enumerate(old_src)}
+    kept = np.full(len(src_words), -1, dtype=np.int64)
+    for i, w in enumerate(src_words):
+        j = old_src_row.get(w)
+        if j is not None:
+            kept[i] = dst_row.get(old_dst[int(old_rows[j])], -1)
+    carried = np.flatnonzero(kept >= 0)
+    rows = np.zeros(len(src_words), dtype=np.int32)
+    cos = np.full(len(src_words), -np.inf, dtype=np.float32)
+    if carried.size:
+        rows[carried] = kept[carried]
+        cos[carried] = np.einsum("ij,ij->i", src[carried], dst[kept[carried]])
+        before_set = set(old_dst)
+        new = np.array([i for i, w in enumerate(dst_words) if w not in before_set], dtype=np.int64)
+        if new.size:
+            new_rows, new_cos = nearest(src[carried], dst[new])
+            challenger = new[new_rows]
+            wins = (new_cos > cos[carried]) | ((new_cos == cos[carried]) & (challenger < rows[carried]))
+            rows[carried[wins]] = challenger[wins]
+            cos[carried[wins]] = new_cos[wins]
+    scan = np.flatnonzero(kept < 0)
+    if scan.size:
+        rows[scan], cos[scan] = nearest(src[scan], dst)
+    return rows, cos
+
+
+def tables(words: Mapping[str, list[str]], vectors: Mapping[str, np.ndarray],
+           previous=None) -> dict[tuple[str, str], Table]:
+    """(source language, target language) → :data:`Table`, for every ordered pair of
+    languages with words; ``previous``: the lexicon this one replaces (its tables reused)."""
+    out = {}
+    langs = sorted(lang for lang, ws in words.items() if ws)
+    old = getattr(previous, "nearest", {}) if previous is not None else {}
+    for i, a in enumerate(langs):
+        for b in langs[i + 1:]:
+            if (a, b) not in old and (b, a) not in old:     # nothing to update: both ways in one pass
+                out[a, b], out[b, a] = nearest_both(vectors[a], vectors[b])
+                continue
+            for src, dst in ((a, b), (b, a)):
+                before = (previous.words[src], previous.words[dst], old[src, dst]) if (src, dst) in old else None
+                out[src, dst] = updated(words[src], vectors[src], words[dst], vectors[dst], before)
+    return out
+
+
+class BoundedScan:
+    """The nearest row of a matrix to a query, exactly, reading :data:`SCAN_DIM` numbers of
+    most rows rather than all of them: the scan of a word the lexicon does not hold.
+
+    With ``P`` the matrix's top principal directions (orthonormal columns, from the
+    eigenvectors of ``MᵀM``) and ``x_⊥`` the part of ``x`` outside them, Cauchy–Schwarz gives
+
+        q·v = (Pᵀq)·(Pᵀv) + q_⊥·v_⊥ ≤ (Pᵀq)·(Pᵀv) + |q_⊥| |v_⊥|,   |x_⊥|² = |x|² − |Pᵀx|²,
+
+    so a row can be the answer only if that bound reaches the larger of the threshold and
+    the exact score of the row the projection ranks first; only those rows (a handful on
+    the aligned encoder's word vectors, whose energy lies mostly in the top directions) are
+    scored in full. The answer is the full scan's: the best score, the first among equals."""
+
+    def __init__(self, mat: np.ndarray, dim: int = SCAN_DIM):
+        self.mat = mat
+        _, vecs = np.linalg.eigh((mat.T @ mat).astype(np.float64))
+        self.basis = np.ascontiguousarray(vecs[:, ::-1][:, :dim], dtype=np.float32)
+        self.projected = np.ascontiguousarray(mat @ self.basis)
+        self.rest = _rest(mat, self.projected)
+
+    def nearest(self, q: np.ndarray, threshold: float) -> Table:
+        """For each row of ``q``: the row of the matrix with the highest inner product and that
+        product, or (-1, -inf) where no row reaches ``threshold``."""
+        qp = q @ self.basis
+        approx = qp @ self.projected.T
+        first = approx.argmax(axis=1)
+        bound = approx + _rest(q, qp)[:, None] * self.rest[None, :]
+        low = np.einsum("ij,ij->i", q, self.mat[first])
+        rows = np.full(len(q), -1, dtype=np.int32)
+        cos = np.full(len(q), -np.inf, dtype=np.float32)
+        for i in range(len(q)):
+            cand = np.flatnonzero(bound[i] >= max(float(low[i]), threshold) - SCAN_SLACK)
+            if cand.size:
+                scores = self.mat[cand] @ q[i]
+                j = int(scores.argmax())
+                rows[i], cos[i] = cand[j], scores[j]
+        return rows, cos
+
+
+def _rest(x: np.ndarray, projected: np.ndarray) -> np.ndarray:
+    """|x_⊥| of each row: the length of ``x`` outside the basis ``projected`` is in."""
+    return np.sqrt(np.maximum(np.einsum("ij,ij->i", x, x) - np.einsum("ij,ij->i", projected, projected), 0.0))
