@@ -183,3 +183,23 @@ def test_postings_built_in_batches_equal_fts5(stores, monkeypatch):
     with SqliteStore(path) as fresh:                              # no file yet: built from FTS5
         assert len(fresh._keywords.refresh().segments[0].rowids) == 58
         assert_same_as_fts5(fresh, ref)
+
+
+def test_a_row_hit_only_where_the_weight_is_zero_is_kept_with_fts5s_score(stores):
+    from chaja.documents import Chunk, ChunkRecord, Document, Section
+
+    path, writer, reader, ref = stores
+    items = []
+    for i, (heading, body) in enumerate([("모터 교체", "필터 세척 방법"), ("필터", "모터 소음과 모터 교체")]):
+        c = Chunk(id=f"h{i}#0", doc_id=f"h{i}", ordinal=0, title="안내", heading_path=(heading,), text=body, lang="ko")
+        items.append((Document(id=f"h{i}", title="안내", sections=[Section((heading,), body)], lang="ko"),
+                      [ChunkRecord(c, bigram_terms("안내"), bigram_terms(heading), bigram_terms(body),
+                                   np.ones(4, np.float32) / 2)]))
+    writer.put_documents(items)
+    writer.compact(force=True)
+    for kw in ({"heading_weight": 0.0}, {"heading_weight": 0.0, "title_weight": 0.0}, {}):
+        got, want = reader.keyword(["모터", "교체"], 5, **kw), ref.keyword(["모터", "교체"], 5, **kw)
+        assert [h.chunk_id for h in got] == [h.chunk_id for h in want], kw
+        assert sorted(h.chunk_id for h in got) == ["h0#0", "h1#0"], kw
+        assert [h.score for h in got] == pytest.approx([h.score for h in want], rel=1e-12, abs=1e-12)
+    assert reader.keyword(["모터", "교체"], 5, heading_weight=0.0)[1].score == pytest.approx(0.0, abs=1e-12)

@@ -34,6 +34,7 @@ class SegmentedBM25:
         self.alive: list[np.ndarray] = []
         self.n_rows = 0
         self.n_tokens = 0
+        self._norm_cache: tuple[float, list[np.ndarray]] | None = None
 
     @classmethod
     def of(cls, seg: Segment) -> "SegmentedBM25":
@@ -58,12 +59,22 @@ class SegmentedBM25:
                 self.add(read(added))
         return set(last)
 
+    def _norms(self, avgdl: float) -> list[np.ndarray]:
+        """Per segment, BM25's length term of each row, ``K1·(1 − B + B·D/avgdl)``, kept
+        while avgdl stays the same (each search would otherwise gather it per posting)."""
+        cached = self._norm_cache
+        if cached is None or cached[0] != avgdl or len(cached[1]) != len(self.segments):
+            cached = self._norm_cache = (avgdl, [K1 * (1 - B + B * np.asarray(seg.lengths).astype(np.float64) / avgdl)
+                                                 for seg in self.segments])
+        return cached[1]
+
     def recount(self) -> None:
         self.n_rows = int(sum(int(a.sum()) for a in self.alive))
         self.n_tokens = int(sum(int(np.asarray(s.lengths, np.int64)[a].sum())
                                 for s, a in zip(self.segments, self.alive)))
 
     def add(self, seg: Segment) -> None:
+        self._norm_cache = None
         self.segments.append(seg)
         self.alive.append(np.ones(seg.n_rows, dtype=bool))
 
@@ -119,7 +130,11 @@ class SegmentedBM25:
             return []
         title_only = field == "title"
         weights = np.array([title_weight, 0.0 if title_only else heading_weight, 0.0 if title_only else 1.0])
+        # every posting kept scores above 0 when the weights it is read with are: a row's total then says it was hit
+        positive = title_weight > 0 if title_only else bool((weights > 0).all())
         avgdl = self.n_tokens / self.n_rows
+        norms = self._norms(avgdl)
+        whole = [bool(alive.all()) for alive in self.alive]
         per_seg: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in self.segments]
         for token in tokens:
             if not token:
@@ -130,10 +145,14 @@ class SegmentedBM25:
                 rows, tf = seg.postings(token)
                 if rows.size == 0:
                     continue
-                keep = alive[rows]
                 if title_only:
-                    keep &= tf[:, 0] > 0
-                rows, tf = rows[keep], tf[keep]
+                    keep = tf[:, 0] > 0
+                    if not whole[si]:
+                        keep &= alive[rows]
+                    rows, tf = rows[keep], tf[keep]
+                elif not whole[si]:
+                    keep = alive[rows]
+                    rows, tf = rows[keep], tf[keep]
                 if rows.size:
                     found.append((si, rows, tf))
                     df += rows.size
@@ -144,15 +163,15 @@ class SegmentedBM25:
                 idf = 1e-6
             for si, rows, tf in found:
                 f = tf.astype(np.float64) @ weights
-                d = np.asarray(self.segments[si].lengths)[rows].astype(np.float64)
-                per_seg[si].append((rows, idf * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + B * d / avgdl)))))
+                per_seg[si].append((rows, idf * ((f * (K1 + 1.0)) / (f + norms[si][rows]))))
         cand_ids, cand_scores = [], []
         for seg, parts in zip(self.segments, per_seg):
             if not parts:
                 continue
-            rows = np.concatenate([r for r, _ in parts])
-            total = np.bincount(rows, np.concatenate([s for _, s in parts]), minlength=seg.n_rows)
-            hit = np.flatnonzero(np.bincount(rows, minlength=seg.n_rows))
+            rows = np.concatenate([r for r, _ in parts]) if len(parts) > 1 else parts[0][0]
+            total = np.bincount(rows, np.concatenate([s for _, s in parts]) if len(parts) > 1 else parts[0][1],
+                                minlength=seg.n_rows)
+            hit = np.flatnonzero(total > 0 if positive else np.bincount(rows, minlength=seg.n_rows))
             if lang is not None:
                 code = seg.lang_names.index(lang) if lang in seg.lang_names else -1
                 hit = hit[np.asarray(seg.langs)[hit] == code]
