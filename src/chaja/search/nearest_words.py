@@ -152,14 +152,13 @@ class BoundedScan:
         """For each row of ``q``: the row of the matrix with the highest inner product and that
         product, or (-1, -inf) where no row reaches ``threshold``."""
         qp = q @ self.basis
-        approx = qp @ self.projected.T
-        first = approx.argmax(axis=1)
-        bound = approx + _rest(q, qp)[:, None] * self.rest[None, :]
-        low = np.einsum("ij,ij->i", q, self.mat[first])
+        rest = _rest(q, qp)
         rows = np.full(len(q), -1, dtype=np.int32)
         cos = np.full(len(q), -np.inf, dtype=np.float32)
-        for i in range(len(q)):
-            cand = np.flatnonzero(bound[i] >= max(float(low[i]), threshold) - SCAN_SLACK)
+        for i in range(len(q)):       # one matrix-vector product each: a few rows at once are a slow GEMM
+            approx = self.projected @ qp[i]
+            low = float(self.mat[int(approx.argmax())] @ q[i])
+            cand = np.flatnonzero(approx + rest[i] * self.rest >= max(low, threshold) - SCAN_SLACK)
             if cand.size:
                 scores = self.mat[cand] @ q[i]
                 j = int(scores.argmax())

@@ -195,7 +195,7 @@ class Searcher:
 
     def aligned_query(self, text: str, words: list[str] = ()) -> tuple[np.ndarray | None, np.ndarray]:
         """The query's aligned vector and those of ``words`` (encoded in the same call, for
-        :meth:`translated_lists`); None unless the store holds aligned vectors and more than
+        :meth:`translations`); None unless the store holds aligned vectors and more than
         one language (on KorQuAD and SciFact, one language each, the aligned lists cost
         0.01–0.05 nDCG@10)."""
         if not self._asks_aligned():
@@ -277,13 +277,14 @@ class Searcher:
         found = {w: lex.vector_of(w) for w in words} if lex is not None else {}
         return {w: v for w, v in found.items() if v is not None}
 
-    def translated_lists(self, words: list[str], vectors: Mapping[str, np.ndarray], qlang: str, n: int,
-                         where: Filters | None = None) -> dict[str, tuple[list[Hit], list[list[str]]]]:
-        """Per other language L of the lexicon, the keyword list over L's chunks of the query's
-        ``words`` translated into L (:meth:`Lexicon.translate_words`; ``vectors``: word → its aligned
-        vector), and each word's terms (empty for a word left untranslated)."""
+    def translations(self, words: list[str], vectors: Mapping[str, np.ndarray], qlang: str) -> dict[str, list[str | None]]:
+        """Per other language L of the lexicon, each of the query's ``words`` translated into
+        L (:meth:`Lexicon.translate_words`; ``vectors``: word → its aligned vector), None
+        where it stays untranslated; remembered for the next search. A search asks before
+        its graph walks start: a word the store has not seen is scanned with matrix products
+        that would otherwise compete with the walks for the cores."""
         lex = self.lexicon
-        out: dict[str, tuple[list[Hit], list[list[str]]]] = {}
+        out: dict[str, list[str | None]] = {}
         words = [w for w in words if w in vectors]
         if lex is None or not words:
             return out
@@ -295,7 +296,16 @@ class Searcher:
             if todo:
                 fresh = lex.translate_words(todo, vectors, lang, threshold)
                 lex.remember({(w, lang, threshold): t for w, t in zip(todo, fresh)})
-            found = [lex.translations.get((w, lang, threshold)) for w in words]
+            out[lang] = [lex.translations.get((w, lang, threshold)) for w in words]
+        return out
+
+    def translated_lists(self, translations: Mapping[str, list[str | None]], n: int,
+                         where: Filters | None = None) -> dict[str, tuple[list[Hit], list[list[str]]]]:
+        """Per language L of ``translations`` (:meth:`translations`), the keyword list over
+        L's chunks of the query's words translated into L, and each word's terms (empty for
+        a word left untranslated)."""
+        out: dict[str, tuple[list[Hit], list[list[str]]]] = {}
+        for lang, found in translations.items():
             groups = [list(dict.fromkeys(self.analyzer(w))) if w else [] for w in found]
             terms = list(dict.fromkeys(t for g in groups for t in g))[:MAX_QUERY_TERMS]
             hits = self.keyword_list(terms, min(n, TRANSLATED_DEPTH), lang=lang, where=where) if terms else []
@@ -474,12 +484,13 @@ class Searcher:
         known = self.known_word_vectors(words)
         unknown = [w for w in words if w not in known]
         qv, (qa, encoded) = self.encode_query(text, unknown) if use_vectors else (None, (None, None))
+        carried = self.translations(words, {**known, **dict(zip(unknown, encoded))}, qlang) \
+            if qa is not None and words else {}
         side: dict = {}
 
         def keyword_lists() -> None:      # while the store walks its graphs
             side["keyword"] = self.keyword_list(terms, n, where=where) if cfg.mode != "vector" else []
-            side["translated"] = self.translated_lists(words, {**known, **dict(zip(unknown, encoded))}, qlang, n,
-                                                       where) if qa is not None and words else {}
+            side["translated"] = self.translated_lists(carried, n, where)
         found = self.vector_lists(self.vector_requests(qv, qa), n, where, meanwhile=keyword_lists)
         keyword, translated = side["keyword"], side["translated"]
         if "vector" in found:
