@@ -32,6 +32,8 @@ class SegmentedBM25:
     def __init__(self) -> None:
         self.segments: list[Segment] = []
         self.alive: list[np.ndarray] = []
+        #: per segment, whether every row is still alive (no mask to apply)
+        self.whole: list[bool] = []
         self.n_rows = 0
         self.n_tokens = 0
         self._norm_cache: tuple[float, list[np.ndarray]] | None = None
@@ -77,14 +79,18 @@ class SegmentedBM25:
         self._norm_cache = None
         self.segments.append(seg)
         self.alive.append(np.ones(seg.n_rows, dtype=bool))
+        self.whole.append(True)
 
     def kill(self, rowids: np.ndarray) -> None:
         """Mark these rowids dead wherever a segment holds them."""
         if rowids.size == 0:
             return
         rowids = np.sort(np.asarray(rowids, np.int64))
-        for seg, alive in zip(self.segments, self.alive):
-            alive[seg.local_rows(rowids)] = False
+        for i, (seg, alive) in enumerate(zip(self.segments, self.alive)):
+            local = seg.local_rows(rowids)
+            if local.size:
+                alive[local] = False
+                self.whole[i] = False
 
     @staticmethod
     def single_token(term: str) -> str | None:
@@ -134,7 +140,7 @@ class SegmentedBM25:
         positive = title_weight > 0 if title_only else bool((weights > 0).all())
         avgdl = self.n_tokens / self.n_rows
         norms = self._norms(avgdl)
-        whole = [bool(alive.all()) for alive in self.alive]
+        whole = self.whole
         per_seg: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in self.segments]
         for token in tokens:
             if not token:
