@@ -203,3 +203,21 @@ def test_a_row_hit_only_where_the_weight_is_zero_is_kept_with_fts5s_score(stores
         assert sorted(h.chunk_id for h in got) == ["h0#0", "h1#0"], kw
         assert [h.score for h in got] == pytest.approx([h.score for h in want], rel=1e-12, abs=1e-12)
     assert reader.keyword(["모터", "교체"], 5, heading_weight=0.0)[1].score == pytest.approx(0.0, abs=1e-12)
+
+
+def test_many_small_writes_fold_their_segments_and_score_as_fts5(stores, monkeypatch):
+    from chaja.stores import sqlite_keywords
+
+    monkeypatch.setattr(sqlite_keywords, "MAX_SEGMENTS", 3)
+    path, writer, reader, ref = stores
+    rng = random.Random(13)
+    writer.put_documents([make(f"d{i}", rng) for i in range(30)])
+    assert writer.compact(force=True)
+    assert_same_as_fts5(reader, ref)               # the reader's lengths are now remembered
+    for step in range(7):                          # one write at a time: a segment each
+        writer.put_document(*make(f"n{step}", rng, chunks=3))
+        if step % 2:
+            writer.delete_document(f"d{step}")
+        assert_same_as_fts5(reader, ref)
+    assert len(reader._keywords.bm25.segments) <= 3
+    assert_same_as_fts5(writer, ref)

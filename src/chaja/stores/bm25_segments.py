@@ -36,7 +36,9 @@ class SegmentedBM25:
         self.whole: list[bool] = []
         self.n_rows = 0
         self.n_tokens = 0
-        self._norm_cache: tuple[float, list[np.ndarray]] | None = None
+        #: per segment, BM25's length term of each row for the mean length ``_norms_avgdl``
+        self._norm_rows: list[np.ndarray | None] = []
+        self._norms_avgdl = 0.0
 
     @classmethod
     def of(cls, seg: Segment) -> "SegmentedBM25":
@@ -64,11 +66,12 @@ class SegmentedBM25:
     def _norms(self, avgdl: float) -> list[np.ndarray]:
         """Per segment, BM25's length term of each row, ``K1·(1 − B + B·D/avgdl)``, kept
         while avgdl stays the same (each search would otherwise gather it per posting)."""
-        cached = self._norm_cache
-        if cached is None or cached[0] != avgdl or len(cached[1]) != len(self.segments):
-            cached = self._norm_cache = (avgdl, [K1 * (1 - B + B * np.asarray(seg.lengths).astype(np.float64) / avgdl)
-                                                 for seg in self.segments])
-        return cached[1]
+        if avgdl != self._norms_avgdl:
+            self._norm_rows, self._norms_avgdl = [None] * len(self.segments), avgdl
+        for i, seg in enumerate(self.segments):
+            if self._norm_rows[i] is None:
+                self._norm_rows[i] = K1 * (1 - B + B * np.asarray(seg.lengths).astype(np.float64) / avgdl)
+        return self._norm_rows
 
     def recount(self) -> None:
         self.n_rows = int(sum(int(a.sum()) for a in self.alive))
@@ -76,10 +79,17 @@ class SegmentedBM25:
                                 for s, a in zip(self.segments, self.alive)))
 
     def add(self, seg: Segment) -> None:
-        self._norm_cache = None
+        self._norm_rows.append(None)
         self.segments.append(seg)
         self.alive.append(np.ones(seg.n_rows, dtype=bool))
         self.whole.append(True)
+
+    def fold_tail(self, tail: Segment) -> None:
+        """Replace every segment after the first with ``tail``, their live rows merged into
+        one (every row of it alive). Call :meth:`recount` after."""
+        self.segments, self.alive, self.whole = self.segments[:1], self.alive[:1], self.whole[:1]
+        self._norm_rows = self._norm_rows[:1]
+        self.add(tail)
 
     def kill(self, rowids: np.ndarray) -> None:
         """Mark these rowids dead wherever a segment holds them."""

@@ -22,8 +22,6 @@ import sqlite3
 import warnings
 from pathlib import Path
 
-import numpy as np
-
 from chaja.stores import postings
 from chaja.stores.bm25_segments import SegmentedBM25
 from chaja.stores.sqlite_in import select_in
@@ -101,9 +99,7 @@ class SqliteKeywordIndex:
                                         lambda rows: postings.build(_fts_rows(self.db, rows)))
         self.seq = ops[-1][0]
         if len(self.bm25.segments) > MAX_SEGMENTS:
-            head = (self.bm25.segments[0], self.bm25.alive[0])
-            tail = postings.merge(list(zip(self.bm25.segments[1:], self.bm25.alive[1:])))
-            self.bm25.segments, self.bm25.alive = [head[0], tail], [head[1], np.ones(tail.n_rows, bool)]
+            self.bm25.fold_tail(postings.merge(list(zip(self.bm25.segments[1:], self.bm25.alive[1:]))))
         self.bm25.recount()
 
     def _refresh_in_transaction(self) -> None:
