@@ -37,23 +37,18 @@ Table = tuple[np.ndarray, np.ndarray]
 def nearest(src: np.ndarray, dst: np.ndarray) -> Table:
     """For each row of ``src``, the row of ``dst`` with the highest inner product (the
     first among equals) and that product; blocks of :data:`BLOCK` rows at a time."""
-    rows = np.zeros(len(src), dtype=np.int32)
-    cos = np.full(len(src), -np.inf, dtype=np.float32)
-    if not len(src) or not len(dst):
-        return rows, cos
-    dst_t = np.ascontiguousarray(dst.T)
-    for at in range(0, len(src), BLOCK):
-        scores = src[at:at + BLOCK] @ dst_t
-        best = scores.argmax(axis=1)
-        rows[at:at + BLOCK] = best
-        cos[at:at + BLOCK] = scores[np.arange(len(best)), best]
-    return rows, cos
+    return _blocks(src, dst, back=False)[0]
 
 
 def nearest_both(a: np.ndarray, b: np.ndarray) -> tuple[Table, Table]:
     """(:func:`nearest` of ``a`` in ``b``, :func:`nearest` of ``b`` in ``a``) from one pass over
     the products ``a @ b.T``: the best column of each row, and the best row of each column
     (the first among equals, as blocks come in row order and a later block must do better)."""
+    return _blocks(a, b, back=True)
+
+
+def _blocks(a: np.ndarray, b: np.ndarray, back: bool) -> tuple[Table, Table]:
+    """The pass over ``a @ b.T`` of :func:`nearest_both`; the rows of ``b`` only with ``back``."""
     a_rows = np.zeros(len(a), dtype=np.int32)
     a_cos = np.full(len(a), -np.inf, dtype=np.float32)
     b_rows = np.zeros(len(b), dtype=np.int32)
@@ -65,11 +60,12 @@ def nearest_both(a: np.ndarray, b: np.ndarray) -> tuple[Table, Table]:
             best = scores.argmax(axis=1)
             a_rows[at:at + BLOCK] = best
             a_cos[at:at + BLOCK] = scores[np.arange(len(best)), best]
-            col = scores.argmax(axis=0)
-            top = scores[col, np.arange(len(b))]
-            better = top > b_cos
-            b_rows[better] = col[better] + at
-            b_cos[better] = top[better]
+            if back:
+                col = scores.argmax(axis=0)
+                top = scores[col, np.arange(len(b))]
+                better = top > b_cos
+                b_rows[better] = col[better] + at
+                b_cos[better] = top[better]
     return (a_rows, a_cos), (b_rows, b_cos)
 
 
