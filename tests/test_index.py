@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 
+import numpy as np
 import pytest
 
 import chaja
@@ -80,12 +81,15 @@ def test_the_translation_lexicon_is_recorded_for_a_store_of_two_languages_only(t
         idx.add([corpus])
         lex = lexicon.decode(idx.store.get_meta(lexicon.META_KEY))
         assert lex is not None and {"en", "ko"} <= set(lex.languages)
+        assert {("en", "ko"), ("ko", "en")} <= set(lex.nearest)        # each word's translation, looked up
         idx.store._db.execute("DELETE FROM meta WHERE key = ?", (lexicon.META_KEY,))
         idx.store._db.commit()
         report = idx.add([corpus])
         assert report.added == report.changed == 0
         again = lexicon.decode(idx.store.get_meta(lexicon.META_KEY))
         assert again is not None and again.words == lex.words
+        for pair, (rows, _) in lex.nearest.items():
+            np.testing.assert_array_equal(again.nearest[pair][0], rows)
     one = tmp_path / "ko"
     one.mkdir()
     (one / "a.md").write_text("# 보증\n\n보증 기간은 구입일로부터 2년입니다. 보증 기간 안에는 무상 수리를 받습니다.\n",
