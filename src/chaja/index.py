@@ -161,7 +161,7 @@ class Index:
         recorded = self.store.get_meta("statistics.shape")
         exact = self.statistics_drift <= 0 and changed
         if (not exact and recorded is not None and self.store.get_meta(META_KEY) is not None
-                and self.store.get_meta(lexicon.META_KEY) is not None):
+                and lexicon.is_current(self.store.get_meta(lexicon.META_KEY))):
             then = json.loads(recorded)
             if (then["langs"] == json.loads(shape)["langs"]
                     and abs(stats.chunks - then["chunks"]) <= self.statistics_drift * max(then["chunks"], 1)):

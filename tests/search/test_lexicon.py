@@ -193,3 +193,14 @@ def test_a_rebuild_updates_the_nearest_words_to_those_of_a_fresh_build(use):
     for pair in fresh.nearest:
         np.testing.assert_array_equal(updated.nearest[pair][0], fresh.nearest[pair][0])
         np.testing.assert_allclose(updated.nearest[pair][1], fresh.nearest[pair][1], atol=1e-5)
+
+
+def test_a_lexicon_recorded_without_the_tables_is_not_current(use):
+    import json
+
+    text = lexicon.encode(lexicon.build(TEXTS, use))
+    assert lexicon.is_current(text) and lexicon.is_current("")
+    raw = json.loads(text)
+    for entry in raw.values():
+        del entry["nearest"]
+    assert not lexicon.is_current(json.dumps(raw)) and not lexicon.is_current(None)

@@ -197,6 +197,13 @@ def encode(lex: Lexicon) -> str:
     return json.dumps(out, ensure_ascii=False)
 
 
+def is_current(text: str | None) -> bool:
+    """Whether the stored value ``text`` is a lexicon as :func:`encode` writes it today (or
+    the mark that a store of one language has none): not missing, and with the nearest-word
+    tables, which a lexicon recorded before them lacks (the next index run adds them)."""
+    return text == "" or (text is not None and '"nearest":' in text)
+
+
 def decode(text: str | None) -> Lexicon | None:
     """The lexicon :func:`encode` wrote, or None (shared between callers: read only)."""
     return _decoded(text) if text else None
