@@ -150,7 +150,6 @@ class SegmentedBM25:
         positive = title_weight > 0 if title_only else bool((weights > 0).all())
         avgdl = self.n_tokens / self.n_rows
         norms = self._norms(avgdl)
-        whole = self.whole
         per_seg: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in self.segments]
         for token in tokens:
             if not token:
@@ -161,13 +160,10 @@ class SegmentedBM25:
                 rows, tf = seg.postings(token)
                 if rows.size == 0:
                     continue
-                if title_only:
-                    keep = tf[:, 0] > 0
-                    if not whole[si]:
-                        keep &= alive[rows]
-                    rows, tf = rows[keep], tf[keep]
-                elif not whole[si]:
-                    keep = alive[rows]
+                keep = tf[:, 0] > 0 if title_only else None
+                if not self.whole[si]:             # a segment that lost rows: mask them out
+                    keep = alive[rows] if keep is None else keep & alive[rows]
+                if keep is not None:
                     rows, tf = rows[keep], tf[keep]
                 if rows.size:
                     found.append((si, rows, tf))
@@ -186,9 +182,8 @@ class SegmentedBM25:
         for seg, parts in zip(self.segments, per_seg):
             if not parts:
                 continue
-            rows = np.concatenate([r for r, _ in parts]) if len(parts) > 1 else parts[0][0]
-            total = np.bincount(rows, np.concatenate([s for _, s in parts]) if len(parts) > 1 else parts[0][1],
-                                minlength=seg.n_rows)
+            rows = np.concatenate([r for r, _ in parts])
+            total = np.bincount(rows, np.concatenate([s for _, s in parts]), minlength=seg.n_rows)
             hit = np.flatnonzero(total > 0 if positive else np.bincount(rows, minlength=seg.n_rows))
             if lang is not None:
                 code = seg.lang_names.index(lang) if lang in seg.lang_names else -1
