@@ -21,6 +21,21 @@ def test_moments_equal_the_cosines_mean_and_std():
         assert sigma == pytest.approx(float(cos.std()), rel=1e-3)
 
 
+def test_the_float32_fit_gives_float64_moments():
+    """The covariance is taken in float32; over a store-sized sample σ_q stays within 1e-5
+    (relative) of the float64 computation."""
+    mat = unit_rows(50_000, 384, seed=3)
+    stats = background.fit(mat)
+    wide = mat.astype(np.float64)
+    mean = wide.mean(axis=0)
+    cov = (wide - mean).T @ (wide - mean) / len(wide)
+    for seed in range(5):
+        q = unit_rows(1, 384, seed=200 + seed)[0].astype(np.float64)
+        mu, sigma = background.moments(stats, q)
+        assert mu == pytest.approx(float(mean @ q), abs=1e-6)
+        assert sigma == pytest.approx(float(q @ cov @ q) ** 0.5, rel=1e-5)
+
+
 def test_statistics_survive_the_store_round_trip():
     stats = {"chunk": background.fit(unit_rows(100, 16)), "heading": None}
     back = background.decode(background.encode(stats))
