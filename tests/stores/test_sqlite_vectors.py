@@ -165,3 +165,60 @@ def test_a_compaction_writes_the_matrices_it_holds_as_the_rows_would(tmp_path, m
         assert langs == list(want_langs)
     assert len(_file(s, "chunk")[1]) == 299 + 20 * write_between
     s.close()
+
+
+def _rows_by_sql(store: SqliteStore, column: str):
+    """A column's non-null vectors read straight from SQL, one row at a time: the reference."""
+    rows = store._db.execute(f"SELECT rowid, id, lang, {column} FROM chunks WHERE {column} IS NOT NULL"
+                             " ORDER BY rowid").fetchall()
+    mat = np.array([np.frombuffer(r[3], np.float32) for r in rows]).reshape(len(rows), DIM)
+    return mat, [r[1] for r in rows], [r[2] or "" for r in rows], [r[0] for r in rows]
+
+
+def test_one_pass_reads_each_field_as_its_rows_hold_it(tmp_path):
+    """Several columns read in one pass (some rows without a section-name vector, one
+    document deleted) give each column exactly its own non-null rows, in rowid order."""
+    with SqliteStore(tmp_path / "r.chaja") as s:
+        s.put_documents(docs(300, 3))
+        s.delete_document("d5")
+        got = s._read_matrices({"vector": DIM, "heading_vector": DIM})
+        for column in ("vector", "heading_vector"):
+            (mat, ids, langs), rowids = got[column]
+            want, want_ids, want_langs, want_rowids = _rows_by_sql(s, column)
+            assert np.array_equal(mat, want) and ids == want_ids
+            assert list(langs) == want_langs and rowids.tolist() == want_rowids
+        assert got["heading_vector"][0][0].shape[0] < got["vector"][0][0].shape[0]
+
+
+def test_a_store_without_files_reads_every_field_in_one_pass(tmp_path, monkeypatch):
+    """Before its first compaction no field has a file: the first field asked for brings
+    every field in with it (the statistics of a bulk load read all four), in one pass."""
+    with SqliteStore(tmp_path / "p.chaja") as s:
+        s.put_documents(docs(300, 4))
+        passes = []
+        original = s._read_matrices
+        monkeypatch.setattr(s, "_read_matrices", lambda columns: passes.append(sorted(columns)) or original(columns))
+        s._vectors("heading")
+        s._vectors("chunk")
+        s._vectors("aligned")
+        assert passes == [sorted(VECTOR_FIELDS.values())]
+        assert_matches_rows(s)
+
+
+def test_a_compaction_with_nothing_new_writes_no_vector_file_again(store):
+    """A forced compaction over the rows the files already cover (``chaja optimize`` after a
+    bulk load) leaves the files as they are; one after new rows writes them anew."""
+    def stamps():
+        return {f: (p.stat().st_ino, p.stat().st_mtime_ns)
+                for f in ("chunk", "heading") for p in [sqlite_vectors.path_of(store.path, f)]}
+
+    before = stamps()
+    assert store.compact(force=True)
+    assert stamps() == before
+    assert_matches_rows(store)
+    store.put_documents(docs(5, 9, prefix="new"))
+    assert store.compact(force=True)
+    after = stamps()
+    assert all(after[f] != before[f] for f in after)
+    assert_matches_rows(store)
+    assert store._vectors("chunk")[0].shape[0] == 305
