@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from chaja.stores.postings import Segment, fts_tokens
+from chaja.stores.postings import Segment, fts_tokens, merge
 
 K1, B = 1.2, 0.75
 
@@ -83,6 +83,10 @@ class SegmentedBM25:
         self.segments.append(seg)
         self.alive.append(np.ones(seg.n_rows, dtype=bool))
         self.whole.append(True)
+
+    def merged(self, first: int = 0) -> Segment:
+        """The live rows of the segments from ``first`` on, in one segment (:func:`postings.merge`)."""
+        return merge(list(zip(self.segments[first:], self.alive[first:])))
 
     def fold_tail(self, tail: Segment) -> None:
         """Replace every segment after the first with ``tail``, their live rows merged into

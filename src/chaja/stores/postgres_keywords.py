@@ -177,7 +177,7 @@ class PostgresKeywordIndex:
         small = sum(s.n_rows for s in bm25.segments[1:])
         bm25.recount()
         if len(bm25.segments) > MAX_SEGMENTS or small >= max(MERGE_MIN_ROWS, MERGE_SHARE * bm25.n_rows):
-            self.bm25 = SegmentedBM25.of(postings.merge(list(zip(bm25.segments, bm25.alive))))
+            self.bm25 = SegmentedBM25.of(bm25.merged())
             self._save(self.bm25.segments[0], self.seq, self._store_id())
 
     def prune(self) -> int:

@@ -446,9 +446,7 @@ class SqliteStore(OneViewReads):
                 # covers them is not written again (a compaction with nothing new to fold, as
                 # `chaja optimize` after a bulk load: 92 s of rewriting at 1,000,000 chunks)
                 kept = in_memory.pop(field, None)
-                on_file = sqlite_vectors.read(self.path, field, seq=seq, store_id=self._keywords.store_id)
-                if on_file is not None and on_file[0].shape[1:] != (self._dim(field),):
-                    on_file = None
+                on_file = self._vector_file(field, seq)
                 if kept is None and on_file is not None:
                     kept = on_file[:3], on_file[3]
                 (mat, ids, langs), rowids = kept or self._read_matrix(column, self._dim(field))
@@ -585,39 +583,39 @@ class SqliteStore(OneViewReads):
             column = VECTOR_FIELDS.get(field)
             if column is None:
                 raise StoreError(f"vector field must be one of {', '.join(VECTOR_FIELDS)}, not {field!r}")
-            dim = self._dim(field)
-            mapped = self._mapped_matrix(field, column, dim)
+            mapped = self._mapped_matrix(field, column)
             if mapped is not None:
-                m, self._matrix_rowids[field] = mapped
-                self._matrix[field] = m
-                return m
-            # no file yet (a bulk load before its first compaction): every field not in
-            # memory is read in the same pass over the rows, which costs what reading the
-            # last of them alone does (see _read_matrices)
-            wanted = [field] + ([f for f in VECTOR_FIELDS if f != field and f not in self._matrix]
-                                if self._keywords.base_seq is None else [])
-            read = self._read_matrices({VECTOR_FIELDS[f]: self._dim(f) for f in wanted})
-            for f in wanted:
-                self._matrix[f], self._matrix_rowids[f] = read[VECTOR_FIELDS[f]]
+                self._matrix[field], self._matrix_rowids[field] = mapped
+            else:
+                # no file yet (a bulk load before its first compaction): every field not in
+                # memory is read in the same pass over the rows, which costs what reading the
+                # last of them alone does (see _read_matrices)
+                wanted = [field] + ([f for f in VECTOR_FIELDS if f != field and f not in self._matrix]
+                                    if self._keywords.base_seq is None else [])
+                read = self._read_matrices({VECTOR_FIELDS[f]: self._dim(f) for f in wanted})
+                for f in wanted:
+                    self._matrix[f], self._matrix_rowids[f] = read[VECTOR_FIELDS[f]]
             m = self._matrix[field]
         return m
 
-    def _mapped_matrix(self, field: str, column: str, dim: int):
+    def _mapped_matrix(self, field: str, column: str):
         """The field's vector file (:mod:`chaja.stores.sqlite_vectors`) when it covers the
         postings file's log entry (as of the last :meth:`_fresh`), with the rows written
         since read from SQLite; None when there is no such file."""
         kw = self._keywords
-        if kw.base_seq is None:
-            return None
-        got = sqlite_vectors.read(self.path, field, seq=kw.base_seq, store_id=kw.store_id)
+        got = None if kw.base_seq is None else self._vector_file(field, kw.base_seq)
         if got is None:
             return None
         mat, ids, langs, rowids = got
-        if mat.shape[1:] != (dim,):
-            return None
         if not kw.touched:
             return (mat, ids, langs), rowids
         return self._overlay(field, column, (mat, ids, langs), rowids, sorted(kw.touched))
+
+    def _vector_file(self, field: str, seq: int):
+        """(matrix, ids, languages, rowids) of the field's vector file when it covers the log
+        entry ``seq`` of this store with the field's dimension, else None."""
+        got = sqlite_vectors.read(self.path, field, seq=seq, store_id=self._keywords.store_id)
+        return got if got is not None and got[0].shape[1:] == (self._dim(field),) else None
 
     def _overlay(self, field: str, column: str, matrix: tuple, rowids: np.ndarray, touched: list[int]):
         """``matrix`` (matrix, ids, languages in ``rowids`` order) with the ``touched`` rows

@@ -99,7 +99,7 @@ class SqliteKeywordIndex:
                                         lambda rows: postings.build(_fts_rows(self.db, rows)))
         self.seq = ops[-1][0]
         if len(self.bm25.segments) > MAX_SEGMENTS:
-            self.bm25.fold_tail(postings.merge(list(zip(self.bm25.segments[1:], self.bm25.alive[1:]))))
+            self.bm25.fold_tail(self.bm25.merged(1))
         self.bm25.recount()
 
     def _refresh_in_transaction(self) -> None:
@@ -144,7 +144,7 @@ class SqliteKeywordIndex:
                 return False
             if progress is not None:
                 progress("keyword postings")
-            seg = postings.merge(list(zip(bm25.segments, bm25.alive)))
+            seg = bm25.merged()
             postings.save(seg, self.path, {"store_id": self.store_id, "seq": self.seq})
             if also is not None:
                 also(self.seq)
