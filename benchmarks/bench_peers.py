@@ -161,6 +161,16 @@ def main() -> int:
     args = ap.parse_args()
     if args.worker:
         return worker(args)
+    names = [s for s in args.systems.split(",") if s]
+    unknown = [n for n in names if n not in peer_systems.NEEDS]
+    if unknown:
+        print(f"unknown systems: {', '.join(unknown)} (known: {', '.join(peer_systems.NEEDS)})", file=sys.stderr)
+        return 2
+    absent = peer_systems.missing_modules(names)
+    if absent:
+        print(f"the peers need {', '.join(absent)}, which are not installed: pip install -e '.[bench]'",
+              file=sys.stderr)
+        return 2
     missing = [s for s in args.sources if not s.exists()]
     if missing:
         print(f"missing source stores: {', '.join(map(str, missing))}\n"
@@ -171,7 +181,6 @@ def main() -> int:
         "SELECT value FROM meta WHERE key = 'encoder'").fetchone()[0]
     args.queries_file = args.work / f"queries-{args.queries}.json"
     queries = peer_corpus.encoded_queries(args.data, args.queries, args.queries_file)
-    names = [s for s in args.systems.split(",") if s]
     machine = describe()
     builds: dict[str, dict] = {}
     for name in names:

@@ -387,6 +387,19 @@ class Lance:
         return [r["key"] for r in rows]
 
 
+#: the modules each system needs beyond chaja's own (the ``bench`` extra)
+NEEDS = {"chaja": (), "numpy": (), "bm25s+numpy": ("bm25s",), "bm25s+usearch": ("bm25s", "usearch"),
+         "tantivy": ("tantivy",), "lancedb": ("lancedb",)}
+
+
+def missing_modules(names: list[str]) -> list[str]:
+    """The modules the named systems need that are not installed (found without importing them)."""
+    import importlib.util
+
+    wanted = dict.fromkeys(m for n in names for m in NEEDS.get(n, ()))
+    return [m for m in wanted if importlib.util.find_spec(m) is None]
+
+
 def make(name: str, folder: Path, queries: list[dict], encoder_name: str = ""):
     return {"chaja": lambda: Chaja(folder, queries, encoder_name), "bm25s+numpy": lambda: Bm25s(folder, queries),
             "bm25s+usearch": lambda: Bm25s(folder, queries, ann=True), "tantivy": lambda: Tantivy(folder, queries),
