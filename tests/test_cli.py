@@ -76,7 +76,8 @@ def test_not_a_store_file(tmp_path, capsys):
 def test_index_with_nothing_to_read(tmp_path, capsys):
     (tmp_path / "empty").mkdir()
     assert main(["index", str(tmp_path / "empty"), "--store", str(tmp_path / "s.chaja"), "--quiet"]) == 1
-    assert "no supported files" in capsys.readouterr().err
+    assert "nothing indexed: no file under the paths could be read" in capsys.readouterr().err
+    assert not list(tmp_path.glob("s.chaja*")), "a run that read nothing left a store behind"
 
 
 def test_index_warns_when_an_expected_document_type_is_missing(store, capsys, corpus):

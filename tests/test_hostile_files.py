@@ -26,7 +26,7 @@ def test_a_fifo_is_skipped_not_waited_on(tmp_path):
     t.join(30)
     assert not t.is_alive(), "loading blocked on the FIFO"
     assert list(got["docs"]) == ["ok"]
-    assert any("not a regular file" in p for p in got["report"].problems)
+    assert any("not a regular file" in str(s) for s in got["report"].skipped)
 
 
 def test_a_deeply_nested_jsonl_line_skips_that_line_only(tmp_path):
@@ -69,18 +69,23 @@ def test_a_link_out_of_the_folder_is_not_followed(tmp_path):
     os.symlink(folder / "inside.txt", folder / "alias.txt")     # a link that stays inside is read
     docs, report = load(folder)
     assert sorted(docs) == ["alias", "inside"]
-    assert any("outside" in p and "leak.txt" in p for p in report.problems)
+    assert any("outside" in str(s) and "leak.txt" in str(s) for s in report.skipped)
 
 
 def test_unsupported_files_are_counted_aloud(tmp_path, capsys):
     folder = tmp_path / "docs"
     folder.mkdir()
     (folder / "a.md").write_text("# 문서\n\n본문입니다.", encoding="utf-8")
-    (folder / "report.pdf").write_bytes(b"%PDF-1.4")
+    (folder / "report.pdf").write_bytes(b"%PDF-1.4")        # cut off after its first line
     (folder / "b.docx").write_bytes(b"PK")
+    (folder / "tool.exe").write_bytes(b"MZ\x90\x00\x03\x00\x00\x00\x04\x00")
+    (folder / "data.bin").write_bytes(b"\x01\x02")
     assert main(["index", str(folder), "--store", str(tmp_path / "s.chaja"), "--quiet"]) == 0
     err = capsys.readouterr().err
-    assert "skipped 2 files of types chaja does not read" in err and ".pdf 1" in err
+    assert "skipped 4 files: 1 of types chaja does not read (.bin 1), 3 could not be read" in err
+    assert f"skipped: {folder / 'b.docx'}: is named .docx but is not a DOCX file" in err
+    assert f"skipped: {folder / 'tool.exe'}: looks like a Windows executable, not a document" in err
+    assert f"skipped: {folder / 'report.pdf'}: " in err
 
 
 def test_jsonl_fields_of_the_wrong_type_are_errors_not_strings(tmp_path):

@@ -3,14 +3,20 @@
 A section (the text under one heading path) that fits becomes one chunk. A longer
 one is cut at paragraph breaks, then at line or sentence ends, then hard, packing
 pieces greedily up to ``max_chars``. Every chunk keeps its document id, the
-document title and its heading path, so a hit can be shown and ranked in context.
+document title and its heading path, so a hit can be shown and ranked in context,
+and the location its text came from (the pages, slides, rows or paragraphs its
+span of the section touches: :func:`chaja.documents.locate`).
+
+A chunk's language is its document's unless the document's language was detected
+(not given) and the chunk's own letters say otherwise decisively (:func:`chunk_language`).
 """
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
 
-from chaja.documents import Chunk, Document
+from chaja.documents import Chunk, Document, locate
+from chaja.language import hangul_share
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。])\s+|(?<=[다요죠음])\.\s*|\n")
 
@@ -29,21 +35,53 @@ def _pieces(text: str, max_chars: int) -> list[str]:
     return [text[i : i + max_chars] for i in range(0, len(text), max_chars)]
 
 
-def split_text(text: str, max_chars: int) -> list[str]:
-    """Greedy packing of natural pieces into chunks of at most ``max_chars``."""
-    chunks: list[str] = []
-    current = ""
+def split_spans(text: str, max_chars: int) -> list[tuple[str, int, int]]:
+    """Greedy packing of natural pieces into chunks of at most ``max_chars``: each
+    chunk's text and the ``[start, end)`` span of ``text`` it was cut from."""
+    chunks: list[tuple[str, int, int]] = []
+    current, start, end, cursor = "", 0, 0, 0
     for piece in _pieces(text.strip(), max_chars):
+        at = text.find(piece, cursor)        # pieces are substrings, in order
+        at = cursor if at < 0 else at
+        cursor = at + len(piece)
         if not current:
-            current = piece
+            current, start = piece, at
         elif len(current) + 2 + len(piece) <= max_chars:
             current = f"{current}\n\n{piece}"
         else:
-            chunks.append(current)
-            current = piece
+            chunks.append((current, start, end))
+            current, start = piece, at
+        end = cursor
     if current:
-        chunks.append(current)
+        chunks.append((current, start, end))
     return chunks
+
+
+def split_text(text: str, max_chars: int) -> list[str]:
+    """Greedy packing of natural pieces into chunks of at most ``max_chars``."""
+    return [chunk for chunk, _, _ in split_spans(text, max_chars)]
+
+
+#: a chunk with fewer letters than this keeps its document's language
+MIN_LETTERS = 40
+
+
+def chunk_language(doc: Document, text: str) -> str:
+    """The chunk's language: its document's, unless the document's was detected rather
+    than given and the chunk's own letters decide otherwise beyond doubt: Hangul at least
+    half of them in an English document (a Korean paragraph on an English page), or none
+    (under 2%) in a Korean one, with at least :data:`MIN_LETTERS` letters either way."""
+    if not doc.lang_detected or doc.lang not in ("ko", "en"):
+        return doc.lang
+    letters = sum(1 for ch in text if ch.isalpha())
+    if letters < MIN_LETTERS:
+        return doc.lang
+    share = hangul_share(text)
+    if doc.lang == "en" and share >= 0.5:
+        return "ko"
+    if doc.lang == "ko" and share < 0.02:
+        return "en"
+    return doc.lang
 
 
 def iter_chunks(doc: Document, max_chars: int = 1200) -> Iterator[Chunk]:
@@ -53,10 +91,11 @@ def iter_chunks(doc: Document, max_chars: int = 1200) -> Iterator[Chunk]:
         raise ValueError("chunk size must be at least 50 characters")
     n = 0
     for section in doc.sections or []:
-        for text in split_text(section.text, max_chars):
+        for text, start, end in split_spans(section.text, max_chars):
             yield Chunk(id=f"{doc.id}#{n}", doc_id=doc.id, ordinal=n, title=doc.title,
-                        heading_path=section.heading_path, text=text, lang=doc.lang,
-                        source=doc.source, doc_type=doc.doc_type, date=doc.date)
+                        heading_path=section.heading_path, text=text, lang=chunk_language(doc, text),
+                        source=doc.source, doc_type=doc.doc_type, date=doc.date,
+                        location=locate(section.marks, start, end) if section.marks else None)
             n += 1
     if not n and doc.title:
         # A document with a title and no body is still findable by its title.

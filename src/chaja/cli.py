@@ -76,6 +76,8 @@ def cmd_index(args: argparse.Namespace) -> int:
         return cli_hub.index(args, cfg.index.language)
     load_report = LoadReport()
     show, line = progress.indexing(quiet=args.quiet)
+    reading = progress.reading(quiet=args.quiet)
+    new_files = _new_store_files(args.store)
     with open_index(args.store, cfg) as idx:
         if args.reuse_vectors:
             from chaja.encoders.reuse import ReusingEncoder
@@ -87,11 +89,13 @@ def cmd_index(args: argparse.Namespace) -> int:
                 d.close()
         try:
             report = idx.add(args.paths, prune=args.prune, load_report=load_report,
-                             defer_graphs=args.defer_graphs, progress=show)
+                             defer_graphs=args.defer_graphs, progress=show, read_progress=reading)
         finally:
             line.close()
         stats = idx.store.stats()
         deferred = idx.deferred_graphs()
+    if load_report.files == 0 and stats.documents == 0:
+        new_files()             # a run that read nothing leaves no empty store behind
     if args.json:
         json.dump({"schema": INDEX_SCHEMA, "added": report.added, "changed": report.changed,
                    "unchanged": report.unchanged, "removed": report.removed, "chunks_written": report.chunks,
@@ -99,9 +103,10 @@ def cmd_index(args: argparse.Namespace) -> int:
                                                                   "size_bytes": stats.size_bytes},
                    "by_lang": dict(report.by_lang), "by_source": dict(report.by_source),
                    "by_doc_type": dict(report.by_doc_type), "duplicates": report.duplicates,
-                   "discarded_staged": report.discarded_staged,
+                   "discarded_staged": report.discarded_staged, "prune_refused": report.prune_refused or None,
                    "warnings": [*load_report.problems, *report.missing(cfg.index.expect_doc_types)],
-                   "skipped_files": load_report.skipped, "files": load_report.files,
+                   "skipped_files": [s.as_dict() for s in load_report.skipped], "files": load_report.files,
+                   "formats": dict(load_report.formats), "encodings": load_report.encodings,
                    "deferred_graphs": deferred},
                   sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
@@ -111,6 +116,9 @@ def cmd_index(args: argparse.Namespace) -> int:
           f"{report.removed} removed", file=out)
     print(f"chunks written: {report.chunks}; store now holds {stats.documents} documents, "
           f"{stats.chunks} chunks, {stats.size_bytes / 1e6:.1f} MB", file=out)
+    print(f"files read: {load_report.files}"
+          + (" (" + ", ".join(f"{k} {n}" for k, n in load_report.formats.most_common()) + ")"
+             if load_report.formats else ""), file=out)
     print(f"time: {report.seconds:.1f} s", file=out)
     if deferred:
         print(f"vector graphs deferred: {', '.join(deferred)}; searches read those vectors exactly until "
@@ -121,27 +129,63 @@ def cmd_index(args: argparse.Namespace) -> int:
         print(f"vectors reused from other stores: {idx._encoder.reused}; newly encoded: {idx._encoder.encoded}",
               file=out)
     for label, counts in (("language", report.by_lang), ("source", report.by_source), ("type", report.by_doc_type)):
-        if len(counts) > 1 or "-" not in counts:
+        if counts and (len(counts) > 1 or "-" not in counts):
             print(f"by {label}: " + ", ".join(f"{k} {v}" for k, v in counts.most_common()), file=out)
+    report_loading(load_report)
     for d in report.duplicates:
         print(f"warning: document id {d!r} appeared more than once; the last one was kept", file=sys.stderr)
-    for p in load_report.problems:
-        print(f"warning: {p}", file=sys.stderr)
-    if load_report.skipped:
-        print(f"note: {unsupported(load_report.skipped)}", file=sys.stderr)
+    if report.prune_refused:
+        print(f"note: nothing pruned: {report.prune_refused}", file=sys.stderr)
     for w in report.missing(cfg.index.expect_doc_types):
         print(f"warning: {w}", file=sys.stderr)
     if load_report.files == 0:
-        print("error: no supported files found (.md .mdx .txt .html .jsonl)", file=sys.stderr)
+        print("error: nothing indexed: no file under the paths could be read", file=sys.stderr)
         return 1
     return 0
 
 
-def unsupported(skipped: list[str]) -> str:
-    """``skipped 3 files of types chaja does not read (.pdf 2, .docx 1)``."""
-    kinds = Counter(Path(p).suffix.lower() or "(no extension)" for p in skipped)
-    return (f"skipped {len(skipped)} file{'s' if len(skipped) != 1 else ''} of types chaja does not read ("
-            + ", ".join(f"{k} {n}" for k, n in kinds.most_common()) + ")")
+def report_loading(load_report: LoadReport) -> None:
+    """What the readers noticed (warnings) and every file not read with its reason, on stderr."""
+    for p in load_report.problems:
+        print(f"warning: {terminal_safe(p)}", file=sys.stderr)
+    for path, encoding in load_report.encodings.items():
+        print(f"note: {terminal_safe(path)}: read as {encoding.upper()}", file=sys.stderr)
+    for s in load_report.skipped:
+        print(f"skipped: {terminal_safe(str(s))}", file=sys.stderr)
+    if load_report.skipped:
+        print(f"note: {unsupported(load_report.skipped)}", file=sys.stderr)
+
+
+def terminal_safe(text: str) -> str:
+    """Control characters (from file names, say) shown as escapes, not sent to the terminal."""
+    return "".join(ch if ch.isprintable() or ch in "\t" else repr(ch)[1:-1] for ch in text)
+
+
+def unsupported(skipped: list) -> str:
+    """``skipped 3 files: 2 of types chaja does not read (.exe 2), 1 could not be read``."""
+    kinds = Counter(Path(s.path).suffix.lower() or "(no extension)" for s in skipped if not s.failed)
+    failed = sum(1 for s in skipped if s.failed)
+    parts = []
+    if kinds:
+        parts.append(f"{sum(kinds.values())} of types chaja does not read ("
+                     + ", ".join(f"{k} {n}" for k, n in kinds.most_common()) + ")")
+    if failed:
+        parts.append(f"{failed} could not be read")
+    return f"skipped {len(skipped)} file{'s' if len(skipped) != 1 else ''}: " + ", ".join(parts)
+
+
+def _new_store_files(store: str):
+    """A function that removes the files a new SQLite store at ``store`` created (nothing
+    for a store that exists, or a PostgreSQL one)."""
+    if store.startswith(("postgresql://", "postgres://")) or Path(store).exists():
+        return lambda: None
+    before = set(Path(store).parent.glob(Path(store).name + "*")) if Path(store).parent.is_dir() else set()
+
+    def remove() -> None:
+        for p in set(Path(store).parent.glob(Path(store).name + "*")) - before:
+            if p.is_file():
+                p.unlink()
+    return remove
 
 
 # ---- search --------------------------------------------------------------
@@ -171,7 +215,9 @@ def cmd_search(args: argparse.Namespace) -> int:
         print("no results")
     for d in res.documents:
         b = d.best
-        print(f"\n{d.rank:>2}. {d.title}   [{d.doc_id}]")
+        cite = f", {b.chunk.location.label}" if b.chunk.location else ""
+        print()
+        print(terminal_safe(f"{d.rank:>2}. {d.title}   [{d.doc_id}{cite}]"))
         if b.chunk.heading_path:
             print(f"    § {b.chunk.heading}")
         text = snippet(b.chunk.text, res.terms)
@@ -304,7 +350,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("index", help="index files and folders into a store")
-    p.add_argument("paths", nargs="+", help=".md .mdx .txt .html .jsonl files or folders")
+    p.add_argument("paths", nargs="+", help="files or folders: PDF, HWP/HWPX, DOCX, PPTX, XLSX/CSV, text, "
+                                            "Markdown, HTML, JSON Lines, images (OCR)")
     _common(p, hub=True)
     p.add_argument("--prune", action="store_true", help="delete stored documents not found under PATHS")
     p.add_argument("--quiet", action="store_true", help="no progress line")

@@ -19,19 +19,18 @@ def client(args: argparse.Namespace) -> Client:
 def index(args: argparse.Namespace, language: str) -> int:
     report = LoadReport()
     docs = list(load_paths(args.paths, report, language=language))
-    for p in report.problems:
-        print(f"warning: {p}", file=sys.stderr)
-    if report.skipped:
-        from chaja.cli import unsupported
-        print(f"note: {unsupported(report.skipped)}", file=sys.stderr)
+    from chaja.cli import report_loading
+    report_loading(report)
     if report.files == 0:
-        print("error: no supported files found (.md .mdx .txt .html .jsonl)", file=sys.stderr)
+        print("error: nothing indexed: no file under the paths could be read", file=sys.stderr)
         return 1
     hub = client(args)
     got = hub.add_documents(docs)
     print(f"documents: {got['added']} added, {got['changed']} changed, {got['unchanged']} unchanged "
           f"(sent to {args.hub})")
-    if args.prune:
+    if args.prune and report.prune_veto():
+        print(f"note: nothing pruned: {report.prune_veto()}", file=sys.stderr)
+    elif args.prune:
         pruned = hub.prune([d.id for d in docs], remove_all=False)
         print(f"pruned: {pruned['removed']} documents not found under the paths")
     print(f"chunks written: {got['chunks']}")

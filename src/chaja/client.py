@@ -32,7 +32,10 @@ def document_record(doc: Document) -> dict:
     """A loaded :class:`Document` as the hub's document JSON, its sections as they are
     (so the hub chunks it exactly as a local ``chaja index`` would)."""
     rec = {"id": doc.id, "title": doc.title,
-           "sections": [{"heading": list(s.heading_path), "text": s.text} for s in doc.sections]}
+           "sections": [{"heading": list(s.heading_path), "text": s.text}
+                        | ({"marks": [{"offset": at, "unit": loc.unit, "first": loc.first, "last": loc.last,
+                                       "part": loc.part} for at, loc in s.marks]} if s.marks else {})
+                        for s in doc.sections]}
     return rec | {k: getattr(doc, k) for k in ("lang", "source", "doc_type", "date", "path") if getattr(doc, k)}
 
 

@@ -35,7 +35,8 @@ class IndexConfig:
     analyzer: str = "bigram"            # "bigram" | "whitespace" | "kiwi"
     chunk_chars: int = 1200             # upper bound on a chunk's body length
     chunk_min_chars: int = 200          # short sections merge with the next one under the same parent
-    language: str = "auto"              # "auto" = Hangul share per document, else forced
+    language: str = "auto"              # "auto" = Hangul share per document (and per chunk), else forced
+    ocr: str = "auto"                   # scanned pages and images: "auto" (OCR where Tesseract is installed) | "always" | "never"
     heading_vectors: bool = True        # also encode each section name, title > heading path (for search.heading_list)
     aligned_vectors: bool = True        # also encode passages and section names with encoder.aligned (cross-language lists)
     expect_doc_types: dict[str, list[str]] = field(default_factory=dict)  # source → doc types it must yield
@@ -209,6 +210,7 @@ class Config:
 #: settings that take one of a few values
 CHOICES = {
     "index.analyzer": ("bigram", "whitespace", "kiwi"),
+    "index.ocr": ("auto", "always", "never"),
     "search.mode": ("hybrid", "keyword", "vector"),
     "search.fusion": ("calibrated", "convex", "rrf"),
     "search.normalization": ("minmax", "zscore"),

@@ -13,12 +13,87 @@ if TYPE_CHECKING:
     import numpy as np
 
 
+#: the units a location counts in, with their one and many labels ("p. 3", "pp. 3–4")
+UNITS = {"page": ("p.", "pp."), "slide": ("slide", "slides"), "row": ("row", "rows"),
+         "paragraph": ("¶", "¶¶")}
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a piece of text sits in its file, so a result can cite it: a ``unit``
+    (``page``, ``slide``, ``row``, ``paragraph``), the ``first`` and ``last`` of them it
+    covers (1-based, as a reader of the file would count them) and ``part``, the sheet
+    a row belongs to (``""`` elsewhere)."""
+
+    unit: str
+    first: int
+    last: int
+    part: str = ""
+
+    def __post_init__(self) -> None:
+        if self.unit not in UNITS:
+            raise ValueError(f"location unit must be one of {', '.join(UNITS)}, not {self.unit!r}")
+        if not 0 < self.first <= self.last:
+            raise ValueError(f"location range {self.first}..{self.last} is not 1 <= first <= last")
+
+    def merge(self, other: "Location") -> "Location":
+        """The smallest location that covers both; ``self`` where they count different things."""
+        if (other.unit, other.part) != (self.unit, self.part):
+            return self
+        return Location(self.unit, min(self.first, other.first), max(self.last, other.last), self.part)
+
+    @property
+    def label(self) -> str:
+        """``p. 12``, ``pp. 3–4``, ``slide 5``, ``sheet 'Prices', rows 2–41``, ``¶ 7``."""
+        one, many = UNITS[self.unit]
+        at = f"{one} {self.first}" if self.first == self.last else f"{many} {self.first}–{self.last}"
+        return f"sheet {self.part!r}, {at}" if self.part else at
+
+    def as_dict(self) -> dict:
+        return {"unit": self.unit, "first": self.first, "last": self.last, "part": self.part, "label": self.label}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Location":
+        return cls(str(d["unit"]), int(d["first"]), int(d["last"]), str(d.get("part") or ""))
+
+    def encode(self) -> str:
+        """The compact form the stores keep: ``page:3:4`` (``row:2:41:Prices`` with a part)."""
+        return ":".join((self.unit, str(self.first), str(self.last))) + (f":{self.part}" if self.part else "")
+
+    @classmethod
+    def decode(cls, value: str | None) -> "Location | None":
+        if not value:
+            return None
+        unit, first, last, *part = value.split(":", 3)
+        return cls(unit, int(first), int(last), part[0] if part else "")
+
+
+def locate(marks: tuple[tuple[int, Location], ...], start: int, end: int) -> Location | None:
+    """The location of ``text[start:end]`` in a section whose units begin at the
+    ``marks`` offsets (sorted): the merge of every unit the span touches."""
+    out: Location | None = None
+    end = max(end, start + 1)
+    for i, (at, loc) in enumerate(marks):
+        if at >= end:
+            break
+        upto = marks[i + 1][0] if i + 1 < len(marks) else None
+        if upto is None or upto > start:        # the unit [at, upto) overlaps [start, end)
+            out = loc if out is None else out.merge(loc)
+    return out if out is not None or not marks else marks[0][1]
+
+
 @dataclass(frozen=True)
 class Section:
-    """A run of body text under one heading path (empty path = before any heading)."""
+    """A run of body text under one heading path (empty path = before any heading).
+
+    ``marks`` say where the text came from: ``(offset, Location)`` pairs, sorted by
+    offset, each unit (a page, slide, row or paragraph) starting at its offset in
+    ``text``; a chunk cut from the section cites every unit it touches
+    (:func:`locate`). A section with one mark at 0 lies wholly in that location."""
 
     heading_path: tuple[str, ...]
     text: str
+    marks: tuple[tuple[int, Location], ...] = ()
 
 
 @dataclass
@@ -26,7 +101,8 @@ class Document:
     """One source document.
 
     ``date`` is an ISO date (``YYYY-MM-DD``) or ``None``; ``lang`` is ``"ko"``,
-    ``"en"`` or another code, detected from the text when the loader is not told.
+    ``"en"`` or another code, detected from the text when the loader is not told
+    (``lang_detected``; its chunks may then differ: :func:`chaja.chunking.chunk_language`).
     """
 
     id: str
@@ -37,6 +113,7 @@ class Document:
     doc_type: str = ""
     date: str | None = None
     path: str = ""
+    lang_detected: bool = False
 
     @property
     def text(self) -> str:
@@ -53,6 +130,9 @@ class Document:
             h.update(b"\x00")
             h.update(s.text.encode("utf-8"))
             h.update(b"\x00")
+            if s.marks:    # only where a reader gave them: older stores' fingerprints stay
+                h.update(";".join(f"{at}={loc.encode()}" for at, loc in s.marks).encode("utf-8"))
+                h.update(b"\x00")
         return h.hexdigest()
 
 
@@ -70,6 +150,7 @@ class Chunk:
     source: str = ""
     doc_type: str = ""
     date: str | None = None
+    location: Location | None = None    # where in its file the chunk came from (a PDF page, ...)
 
     @property
     def heading(self) -> str:

@@ -28,7 +28,7 @@ from chaja.encoders import Encoder, get_encoder
 from chaja.encoders.aligned import UseM3Encoder, get_aligned_encoder
 from chaja.encoders.base import model_of
 from chaja.ingest import IndexReport, Progress, index_documents
-from chaja.loaders import LoadReport, load_paths
+from chaja.loaders import LoadReport, ReadProgress, load_paths
 from chaja.rerank import Reranker, get_reranker
 from chaja.search import background, lexicon
 from chaja.search.languages import META_KEY, decode_means, encode_means
@@ -93,13 +93,25 @@ class Index:
     # ---- writing ---------------------------------------------------------
     def add(self, paths: Iterable[str | os.PathLike], *, prune: bool = False,
             load_report: LoadReport | None = None, defer_graphs: bool = False,
-            progress: Callable[[Progress], None] | None = None) -> IndexReport:
-        """Index files and folders (see :mod:`chaja.loaders`)."""
-        docs = load_paths(list(paths), load_report, language=self.config.index.language)
-        return self.add_documents(docs, prune=prune, defer_graphs=defer_graphs, progress=progress)
+            progress: Callable[[Progress], None] | None = None,
+            read_progress: ReadProgress | None = None) -> IndexReport:
+        """Index files and folders (see :mod:`chaja.loaders`). The report names every file
+        that was not read, with the reason (``skipped``), and what the readers noticed
+        (``problems``). ``prune`` removes nothing when a path was missing or a file could
+        not be read (``prune_refused`` says which). ``read_progress(path, done, total)``
+        follows a long file page by page; scanned pages are read as ``index.ocr`` says."""
+        load_report = load_report if load_report is not None else LoadReport()
+        docs = load_paths(list(paths), load_report, language=self.config.index.language,
+                          ocr=self.config.index.ocr,
+                          progress=read_progress)
+        report = self.add_documents(docs, prune=prune, defer_graphs=defer_graphs, progress=progress,
+                                    prune_veto=load_report.prune_veto)
+        report.files, report.skipped, report.problems = load_report.files, load_report.skipped, load_report.problems
+        return report
 
     def add_documents(self, docs: Iterable[Document], *, prune: bool = False, defer_graphs: bool = False,
-                      progress: Callable[[Progress], None] | None = None) -> IndexReport:
+                      progress: Callable[[Progress], None] | None = None,
+                      prune_veto: Callable[[], str] | None = None) -> IndexReport:
         """Index documents. ``defer_graphs`` (a bulk load): the SQLite store builds no vector
         graph now, so the documents are searchable sooner and searched exactly until
         :meth:`build_graphs` (``chaja optimize``) or a later write's compaction builds them."""
@@ -120,7 +132,7 @@ class Index:
         report = index_documents(self.store, enc, docs, self.analyzer, max_chars=self.config.index.chunk_chars,
                                  batch_chunks=max(self.config.encoder.batch_size, 1) * 4, prune=prune,
                                  heading_vectors=self.config.index.heading_vectors, aligned_encoder=aligned,
-                                 progress=relay if progress is not None else None)
+                                 progress=relay if progress is not None else None, prune_veto=prune_veto)
         # also after a run that found nothing to do: a crash may have left them behind
         self._record_statistics(changed=bool(report.added or report.changed or report.removed), stage=stage)
         compact = getattr(self.store, "compact", None)

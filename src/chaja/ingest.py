@@ -57,6 +57,10 @@ class IndexReport:
     seconds: float = 0.0
     duplicates: list[str] = field(default_factory=list)     # ids seen twice in one run (last kept)
     discarded_staged: int = 0       # with prune: staged chunks of interrupted documents no longer given
+    prune_refused: str = ""         # why a prune asked for removed nothing (a path missing, a file unread)
+    files: int = 0                  # files read (Index.add: from the loader's report)
+    skipped: list = field(default_factory=list)    # chaja.loaders.SkippedFile: files not read, with the reason
+    problems: list[str] = field(default_factory=list)   # what the readers noticed in files they read
     by_source: Counter = field(default_factory=Counter)
     by_doc_type: Counter = field(default_factory=Counter)
     by_lang: Counter = field(default_factory=Counter)
@@ -103,7 +107,11 @@ def _batches(items: Iterable, n: int) -> Iterator[list]:
 def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], analyzer: Analyzer,
                     *, max_chars: int = 1200, batch_chunks: int = 64, prune: bool = False,
                     heading_vectors: bool = False, aligned_encoder: Encoder | None = None,
-                    progress: Callable[[Progress], None] | None = None) -> IndexReport:
+                    progress: Callable[[Progress], None] | None = None,
+                    prune_veto: Callable[[], str] | None = None) -> IndexReport:
+    """Store ``docs`` (see the module's docstring). With ``prune``, ``prune_veto`` is asked
+    once every document is read: a reason it gives (a path that was missing, a file
+    that could not be read) removes nothing and is kept in ``prune_refused``."""
     start = time.perf_counter()
     report = IndexReport()
     stored = store.fingerprints()
@@ -221,6 +229,9 @@ def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], an
             flush()
     flush()
 
+    if prune and prune_veto is not None:
+        report.prune_refused = prune_veto()
+        prune = not report.prune_refused
     if prune:
         for doc_id in sorted(set(stored) - set(seen)):
             if store.delete_document(doc_id):

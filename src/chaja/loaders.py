@@ -1,170 +1,96 @@
-"""Files → :class:`Document` objects.
+"""Files and folders → :class:`Document` objects, each file read by the reader its
+content and extension call for (:mod:`chaja.readers.registry`): Markdown/MDX, plain
+text, HTML, JSON Lines, CSV/TSV, PDF (scanned pages through OCR), DOCX, PPTX,
+XLSX, HWPX and HWP, and images through OCR.
 
-Markdown/MDX (front matter ``title:``, ``lang``, ``source``, ``doc_type``/``type``,
-``date``), plain text, HTML and JSON Lines (one document a line: ``id, title, text,
-lang, source, doc_type, date``; ``text`` is plain text, read as Markdown only when
-the record says ``"format": "markdown"``, so a hashtag line such as ``# 비용절감``
-stays text). A file's document id is its path relative to the
-folder given, without extension (``learn__rendering-lists.md`` →
-``learn__rendering-lists``; ``guide/intro.md`` → ``guide/intro``).
+A file's document id is its path relative to the folder given, without extension
+(``learn__rendering-lists.md`` → ``learn__rendering-lists``; ``guide/intro.md`` →
+``guide/intro``); a workbook's sheets are ``<id>#<sheet>`` and a JSON Lines file's
+records take their own ``id`` (``<id>#<line>`` without one).
 
-A file that cannot be read is reported in :class:`LoadReport` and skipped; broken
-UTF-8 is replaced (U+FFFD) and reported, so one bad byte never loses a document.
+Nothing is skipped in silence: a file that is not read is named in
+:attr:`LoadReport.skipped` with the reason (a type chaja does not read, an
+executable, a PDF that needs OCR, a reader's library not installed, a malformed
+file), and what a reader noticed in a file it did read is in
+:attr:`LoadReport.problems`. One bad file never stops the others.
 """
 from __future__ import annotations
 
-import json
 import os
-import re
 import stat
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from chaja.documents import Document, Section
+from chaja.documents import Document
 from chaja.language import detect_language
-from chaja.markup import html_sections, markdown_sections, prose, split_front_matter
+from chaja.readers.base import ReadContext, ReadError
+from chaja.readers.jsonl import MARKUP_FORMATS, document_from_record  # noqa: F401  (the hub's records)
+from chaja.readers.registry import BY_EXTENSION, format_of
+from chaja.readers.text import text_sections  # noqa: F401  (kept importable from here)
 
-MARKDOWN = {".md", ".mdx", ".markdown"}
-TEXT = {".txt", ".text"}
-HTML = {".html", ".htm"}
-JSONL = {".jsonl", ".ndjson"}
-SUPPORTED = MARKDOWN | TEXT | HTML | JSONL
-MARKUP_FORMATS = {"text": False, "plain": False, "markdown": True, "md": True}   # JSONL 'format' → Markdown?
+SUPPORTED = set(BY_EXTENSION)
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    path: str
+    reason: str          # a sentence without the path: "looks like an executable (ELF), not a document"
+    failed: bool = True  # a file chaja tried to read (False: a type it does not read)
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+    def as_dict(self) -> dict:
+        return {"path": self.path, "reason": self.reason}
 
 
 @dataclass
 class LoadReport:
-    files: int = 0
-    problems: list[str] = field(default_factory=list)   # "path: what went wrong"
-    skipped: list[str] = field(default_factory=list)    # unsupported files met while walking
+    files: int = 0                                      # files read (each gave documents or a note)
+    problems: list[str] = field(default_factory=list)   # "path: what a reader noticed" in files it read
+    skipped: list[SkippedFile] = field(default_factory=list)   # files not read, with the reason
+    formats: Counter = field(default_factory=Counter)   # format name → files read
+    missing: list[str] = field(default_factory=list)    # paths given that do not exist
+    partial: list[str] = field(default_factory=list)    # files read but for parts that could not be (a bad line)
+    encodings: dict[str, str] = field(default_factory=dict)  # text files not in UTF-8 → the encoding read
+
+    def skip(self, path: Path | str, reason: str, failed: bool = True) -> None:
+        self.skipped.append(SkippedFile(str(path), reason, failed))
+
+    def prune_veto(self) -> str:
+        """Why removing the stored documents this run did not see would be unsafe, or "":
+        a path given was missing, nothing was read, or a file could not be read (its
+        documents would look gone)."""
+        if self.missing:
+            return f"{self.missing[0]} does not exist"
+        if not self.files:
+            return "no file under the paths given could be read"
+        failed = [s.path for s in self.skipped if s.failed]
+        if failed:
+            return f"{len(failed)} file{'s' if len(failed) > 1 else ''} could not be read ({failed[0]}, ...)"
+        if self.partial:
+            return f"{len(self.partial)} file{'s' if len(self.partial) > 1 else ''} were read only in part ({self.partial[0]}, ...)"
+        return ""
+
+    @property
+    def unread(self) -> set[str]:
+        """The paths of the files that were not read."""
+        return {s.path for s in self.skipped}
 
 
-def _read_text(path: Path, report: LoadReport) -> str:
-    data = path.read_bytes()
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):       # a UTF-16 byte-order mark
-        try:
-            return data.decode("utf-16")
-        except UnicodeDecodeError as exc:
-            report.problems.append(f"{path}: invalid UTF-16 at byte {exc.start}; bad bytes replaced")
-            return data.decode("utf-16", errors="replace")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        report.problems.append(f"{path}: invalid UTF-8 at byte {exc.start}; bad bytes replaced")
-        return data.decode("utf-8", errors="replace")
-
-
-def _date(value: str | None) -> str | None:
-    if not value:
-        return None
-    m = re.match(r"^\s*(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})", str(value))
-    return f"{m.group(1)}-{int(m.group(2)):02d}-{int(m.group(3)):02d}" if m else None
+#: ``progress(path, done, total)``: how many pages (slides, sheets) of ``path`` are read
+ReadProgress = Callable[[str, int, int], None]
 
 
 def assign_language(doc: Document, language: str = "auto") -> Document:
     """Force ``language``, or with ``"auto"`` detect it when the document does not say."""
     if language != "auto":
-        doc.lang = language
+        doc.lang, doc.lang_detected = language, False
     elif not doc.lang:
-        doc.lang = detect_language(doc.title + "\n" + doc.text)
+        doc.lang, doc.lang_detected = detect_language(doc.title + "\n" + doc.text), True
     return doc
-
-
-def load_markdown(path: Path, doc_id: str, report: LoadReport) -> Document:
-    meta, body = split_front_matter(_read_text(path, report))
-    h1, sections = markdown_sections(body)
-    description = meta.get("description", "").strip()
-    if description:
-        sections.insert(0, Section((), description))
-    title = meta.get("title") or h1 or path.stem
-    return Document(
-        id=doc_id, title=title, sections=sections,
-        lang=_language(meta.get("lang", "").strip(), report.problems, f"{path}: ")
-        or detect_language(title + "\n" + prose(body)), source=meta.get("source", ""),
-        doc_type=meta.get("doc_type") or meta.get("type", ""), date=_date(meta.get("date")), path=str(path),
-    )
-
-
-def load_text(path: Path, doc_id: str, report: LoadReport) -> Document:
-    text = _read_text(path, report).strip()
-    first = text.split("\n", 1)[0].strip() if text else ""
-    if 0 < len(first) <= 100:  # a short first line is the title, not body text ...
-        title, rest = first, text[len(first):]
-        text = rest if rest.strip() else text        # ... unless it is all there is
-    else:
-        title = path.stem
-    return Document(id=doc_id, title=title, sections=text_sections(text), path=str(path))
-
-
-def text_sections(text: str) -> list[Section]:
-    """Plain text → one heading-less section per paragraph (blank lines separate them)."""
-    return [Section((), p.strip()) for p in re.split(r"\n\s*\n", text) if p.strip()]
-
-
-def load_html(path: Path, doc_id: str, report: LoadReport) -> Document:
-    title, sections = html_sections(_read_text(path, report))
-    return Document(id=doc_id, title=title or path.stem, sections=sections, path=str(path))
-
-
-_LANG = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$")
-
-
-def _language(value: str, problems: list[str] | None, where: str) -> str:
-    """A language code as given, or "" (detect it) with a note when it is not one."""
-    if value and not _LANG.match(value):
-        if problems is not None:
-            problems.append(f"{where}'lang' {value!r} is not a language code; detected instead")
-        return ""
-    return value
-
-
-def document_from_record(rec: dict, default_id: str, problems: list[str] | None = None) -> Document:
-    """One JSON object → Document. ``text`` is plain text unless ``format`` is ``"markdown"``.
-    A field of the wrong type is an error; a date or language that cannot be read is
-    dropped with a note in ``problems``."""
-    if not isinstance(rec, dict):
-        raise ValueError("a line must be a JSON object")
-    text = rec.get("text")
-    if not isinstance(text, str):
-        raise ValueError("missing string field 'text'")
-    doc_id = rec.get("id")
-    if doc_id is not None and (isinstance(doc_id, bool) or not isinstance(doc_id, (str, int))):
-        raise ValueError(f"'id' must be a string or a whole number, not {type(doc_id).__name__}")
-    for key in ("title", "lang", "source", "doc_type", "date", "format"):
-        value = rec.get(key)
-        if value is not None and not isinstance(value, str):
-            raise ValueError(f"{key!r} must be a string, not {type(value).__name__}")
-    fmt = str(rec.get("format") or "text").lower()
-    if fmt not in MARKUP_FORMATS:
-        raise ValueError(f"'format' must be one of {', '.join(sorted(MARKUP_FORMATS))}, not {fmt!r}")
-    sections = markdown_sections(text)[1] if MARKUP_FORMATS[fmt] else text_sections(text)
-    date = _date(rec.get("date"))
-    if rec.get("date") and date is None and problems is not None:
-        problems.append(f"'date' {rec['date']!r} is not a date (YYYY-MM-DD); stored without one")
-    return Document(
-        id=str(doc_id or default_id), title=rec.get("title") or "", sections=sections,
-        lang=_language((rec.get("lang") or "").strip(), problems, ""), source=rec.get("source") or "",
-        doc_type=rec.get("doc_type") or "", date=date,
-    )
-
-
-def load_jsonl(path: Path, stem_id: str, report: LoadReport) -> Iterator[Document]:
-    for lineno, line in enumerate(_read_text(path, report).split("\n"), 1):
-        if not line.strip():
-            continue
-        notes: list[str] = []
-        try:
-            doc = document_from_record(json.loads(line), f"{stem_id}#{lineno}", notes)
-        except (json.JSONDecodeError, ValueError) as exc:
-            report.problems.append(f"{path}:{lineno}: {exc}")
-            continue
-        except RecursionError:
-            report.problems.append(f"{path}:{lineno}: JSON nested too deeply; line skipped")
-            continue
-        report.problems += [f"{path}:{lineno}: {n}" for n in notes]
-        doc.path = f"{path}:{lineno}"
-        yield doc
 
 
 def _doc_id(path: Path, root: Path) -> str:
@@ -185,13 +111,13 @@ def _readable(p: Path, root: Path, report: LoadReport) -> bool:
     try:
         mode = p.stat().st_mode          # stat does not block on a FIFO, opening it would
     except OSError as exc:
-        report.problems.append(f"{p}: cannot read ({exc.strerror or exc})")
+        report.skip(p, f"cannot be read ({exc.strerror or exc})")
         return False
     if not stat.S_ISREG(mode):
-        report.problems.append(f"{p}: not a regular file (a FIFO, device or socket); skipped")
+        report.skip(p, "not a regular file (a FIFO, device or socket)")
         return False
     if p.is_symlink() and not p.resolve().is_relative_to(root.resolve()):
-        report.problems.append(f"{p}: a link to {p.resolve()}, outside {root}; skipped")
+        report.skip(p, f"a link to {p.resolve()}, outside {root}")
         return False
     return True
 
@@ -204,30 +130,71 @@ def _walk(root: Path, report: LoadReport) -> Iterator[Path]:
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         for name in sorted(filenames):
-            p = Path(dirpath) / name
-            if name.startswith("."):
-                continue
-            if p.suffix.lower() in SUPPORTED:
-                if _readable(p, root, report):
-                    yield p
-            else:
-                report.skipped.append(str(p))
+            if not name.startswith(".") and _readable(p := Path(dirpath) / name, root, report):
+                yield p
+
+
+def _note(path: Path, note: str) -> str:
+    """A reader's note with its file: ``a.jsonl:3: …`` for a line's note (``:3: …``), else ``a.pdf: …``."""
+    return f"{path}{note}" if note.startswith(":") else f"{path}: {note}"
+
+
+def read_file(path: Path, doc_id: str, report: LoadReport, *, ocr: str = "auto",
+              progress: ReadProgress | None = None) -> Iterator[Document]:
+    """The documents of one file, by the reader its content calls for; a file that is
+    not read is added to ``report.skipped`` with the reason, and yields nothing."""
+    try:
+        fmt = format_of(path)
+    except ReadError as exc:
+        report.skip(path, str(exc))
+        return
+    except OSError as exc:
+        report.skip(path, f"cannot be read ({exc.strerror or exc})")
+        return
+    if fmt is None:
+        report.skip(path, f"a type chaja does not read ({path.suffix.lower() or 'no extension'})", failed=False)
+        return
+    ctx = ReadContext(path, doc_id, ocr=ocr,
+                      progress=None if progress is None else (lambda done, total: progress(str(path), done, total)))
+    docs: list[Document] = []
+    try:
+        reader = fmt.reader()
+        for doc in reader(ctx):
+            docs.append(doc)
+    except ReadError as exc:
+        report.problems.extend(_note(path, n) for n in ctx.notes)
+        report.skip(path, str(exc))
+        return
+    except (OSError, MemoryError) as exc:
+        report.skip(path, f"cannot be read ({getattr(exc, 'strerror', None) or exc})")
+        return
+    except Exception as exc:          # a reader's library failing on a malformed file
+        report.skip(path, f"could not be read as {fmt.name.upper()} ({type(exc).__name__}: {exc})")
+        return
+    report.files += 1
+    report.formats[fmt.name] += 1
+    if ctx.partial:
+        report.partial.append(str(path))
+    if ctx.encoding and ctx.encoding not in ("utf-8", "ascii"):
+        report.encodings[str(path)] = ctx.encoding
+    report.problems.extend(_note(path, n) for n in ctx.notes)
+    yield from docs
 
 
 def load_paths(paths: list[str | os.PathLike], report: LoadReport | None = None,
-               language: str = "auto") -> Iterator[Document]:
+               language: str = "auto", *, ocr: str = "auto",
+               progress: ReadProgress | None = None) -> Iterator[Document]:
     """Every document under ``paths`` (files or folders, walked recursively, sorted)."""
     report = report if report is not None else LoadReport()
     for given in paths:
         root = Path(given)
         if not root.exists():
             report.problems.append(f"{root}: no such file or folder")
+            report.missing.append(str(root))
             continue
         base = root if root.is_dir() else root.parent
         taken: dict[str, Path] = {}
         for path in _walk(root, report):
-            report.files += 1
-            suffix = path.suffix.lower()
             doc_id = _doc_id(path, base)
             if doc_id in taken:            # good.txt and good.html: the second keeps its extension
                 other = taken[doc_id]
@@ -235,23 +202,6 @@ def load_paths(paths: list[str | os.PathLike], report: LoadReport | None = None,
                 report.problems.append(f"{path}: the id {_doc_id(path, base)!r} is taken by {other.name}; "
                                        f"indexed as {doc_id!r}")
             taken[doc_id] = path
-            try:
-                if suffix in JSONL:
-                    for doc in load_jsonl(path, doc_id, report):
-                        if _has_text(doc, doc.path, report):
-                            yield assign_language(doc, language)
-                    continue
-                if suffix in MARKDOWN:
-                    doc = load_markdown(path, doc_id, report)
-                elif suffix in HTML:
-                    doc = load_html(path, doc_id, report)
-                elif suffix in TEXT:
-                    doc = load_text(path, doc_id, report)
-                else:
-                    report.problems.append(f"{path}: unsupported file type {suffix!r}")
-                    continue
-            except OSError as exc:
-                report.problems.append(f"{path}: cannot read ({exc.strerror or exc})")
-                continue
-            if _has_text(doc, str(path), report):
-                yield assign_language(doc, language)
+            for doc in read_file(path, doc_id, report, ocr=ocr, progress=progress):
+                if _has_text(doc, doc.path or str(path), report):
+                    yield assign_language(doc, language)

@@ -58,3 +58,23 @@ def indexing(desc: str = "indexing", *, quiet: bool = False, stream=None):
         bar.show(p.documents_done, p.documents_total, now=stage != "encoding", **fields)
 
     return report, bar
+
+
+def reading(*, quiet: bool = False, stream=None, min_units: int = 20):
+    """A callback for ``Index.add(read_progress=...)``: a bar per file of at least
+    ``min_units`` pages (slides, sheets), so a long PDF shows how far it is read."""
+    state: dict = {}
+
+    def report(path: str, done: int, total: int) -> None:
+        if quiet or total < min_units:
+            return
+        if state.get("path") != path:
+            if state.get("bar") is not None:
+                state["bar"].close()
+            state["path"], state["bar"] = path, Progress(f"reading {path}", "page", stream=stream)
+        state["bar"].show(done, total)
+        if done >= total:
+            state["bar"].close()
+            state["bar"] = None
+
+    return report

@@ -34,7 +34,7 @@ from chaja.hub.auth import Keys
 from chaja.hub.limits import BodyLimits
 from chaja.hub.models import DocumentsIn, EmbeddingsIn, PruneIn, SearchIn
 from chaja.hub.state import Busy, Hub, NotReady
-from chaja.documents import Document, Section
+from chaja.documents import Document, Location, Section
 from chaja.loaders import assign_language, document_from_record
 from chaja.stores import StoreError
 
@@ -67,10 +67,22 @@ def _document(rec, doc_id: str, i: int) -> Document:
         doc = document_from_record({**rec.model_dump(exclude_none=True, exclude={"path"}), "id": doc_id}, doc_id)
     else:
         date = document_from_record({"text": "", "date": rec.date}, doc_id).date
-        doc = Document(id=doc_id, title=rec.title, sections=[Section(tuple(s.heading), s.text) for s in rec.sections],
+        doc = Document(id=doc_id, title=rec.title, sections=[_section(s, i) for s in rec.sections],
                        lang=rec.lang or "", source=rec.source or "", doc_type=rec.doc_type or "", date=date)
     doc.path = rec.path or ""
     return doc
+
+
+def _section(s, i: int) -> Section:
+    """A section of a posted document, its marks checked: sorted offsets inside the text."""
+    try:
+        marks = tuple((m.offset, Location(m.unit, m.first, m.last, m.part)) for m in s.marks)
+    except ValueError as exc:
+        raise HTTPException(422, f"documents[{i}]: {exc}") from None
+    offsets = [at for at, _ in marks]
+    if offsets != sorted(offsets) or (offsets and offsets[-1] > len(s.text)):
+        raise HTTPException(422, f"documents[{i}]: marks must be sorted by offset and lie inside the text")
+    return Section(tuple(s.heading), s.text, marks)
 
 
 def _derived_id(title: str, text: str) -> str:
@@ -230,7 +242,8 @@ def create_app(hub: Hub, *, own: bool = True) -> FastAPI:
                 raise HTTPException(404, f"no document {doc_id!r}")
             chunks = idx.store.chunks(got[0].chunk_ids)
         out = dataclasses.asdict(got[0])
-        out["chunk_list"] = [{"id": c.id, "heading": list(c.heading_path), "text": c.text}
+        out["chunk_list"] = [{"id": c.id, "heading": list(c.heading_path), "text": c.text,
+                              "location": c.location and c.location.as_dict()}
                              for c in sorted(chunks.values(), key=lambda c: c.ordinal)]
         return out
 

@@ -50,9 +50,20 @@ class SearchIn(Strict):
     explain: StrictBool = Field(False, description="add a line per result that says why it ranked")
 
 
+class MarkIn(Strict):
+    """Where a unit of a section's text begins and which page, slide, row or paragraph it is."""
+    offset: Annotated[StrictInt, Field(ge=0)] = Field(description="character offset in the section's text")
+    unit: Literal["page", "slide", "row", "paragraph"]
+    first: Annotated[StrictInt, Field(ge=1)]
+    last: Annotated[StrictInt, Field(ge=1)]
+    part: Name = Field("", description="the sheet a row belongs to")
+
+
 class SectionIn(Strict):
     heading: Annotated[list[Name], Field(max_length=20)] = Field(default_factory=list, description="heading path")
     text: Annotated[Text, Field(max_length=10_000_000)]
+    marks: Annotated[list[MarkIn], Field(max_length=100_000)] = Field(
+        default_factory=list, description="where the text came from, so results cite it (sorted by offset)")
 
 
 class DocumentIn(Strict):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 #: result fields copied into a framework document's metadata as they are
-FIELDS = ("doc_id", "chunk_id", "title", "heading", "rank", "score", "lang", "source", "doc_type", "date",
+FIELDS = ("doc_id", "chunk_id", "title", "heading", "location", "rank", "score", "lang", "source", "doc_type", "date",
           "keyword_rank", "vector_rank", "heading_rank", "ranks", "list_scores",
           "rerank_score", "rerank_probability", "in_selected")
 
@@ -36,8 +36,14 @@ class SearchSource:
 
 
 def metadata(row: dict, reply: dict) -> dict:
-    """A result's metadata: its fields, and which lists the search fused."""
+    """A result's metadata: its fields, where in its file it came from (``location``, its
+    label as ``cite`` and, for a PDF page, ``page``), and which lists the search fused."""
     meta = {key: row.get(key) for key in FIELDS if key in row}
+    location = row.get("location")
+    if location:
+        meta["cite"] = location["label"]
+        if location["unit"] == "page":    # 1-based, as printed ("page_label" as LlamaIndex's PDF reader)
+            meta["page"], meta["page_label"] = location["first"], str(location["first"])
     meta["lists"] = list(reply.get("lists") or [])
     meta["keyword_used"] = bool(reply.get("keyword_used"))
     return meta

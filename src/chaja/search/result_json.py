@@ -24,6 +24,7 @@ def result_json(res: SearchResult, top_k: int) -> dict:
             {
                 "rank": d.rank, "doc_id": d.doc_id, "title": d.title, "score": d.score,
                 "chunk_id": d.best.chunk.id, "heading": list(d.best.chunk.heading_path),
+                "location": d.best.chunk.location and d.best.chunk.location.as_dict(),
                 "snippet": (snip := snippet(d.best.chunk.text, res.terms)),
                 "highlights": highlights(snip, res.terms), "text": d.best.chunk.text,
                 "keyword_rank": d.best.keyword_rank, "vector_rank": d.best.vector_rank,

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from chaja.documents import Chunk, ChunkRecord, Document, DocumentInfo, Hit, StoreStats
+from chaja.documents import Chunk, ChunkRecord, Document, DocumentInfo, Hit, Location, StoreStats
 from chaja.search.filters import Filters
 from chaja.stores import postgres_keywords
 from chaja.stores.base import StoreError, flat_vector, staged_prefix
@@ -252,6 +252,11 @@ MIGRATIONS: list[tuple[int, str, list[str]]] = [
         # names the readers' cache files; a new schema (or a new database) gets a new one
         "INSERT INTO {s}.meta (key, value) VALUES ('store_id', md5(random()::text || clock_timestamp()::text))"
         " ON CONFLICT (key) DO NOTHING",
+    ]),
+    (9, "each chunk's location in its file", [
+        # chaja.documents.Location.encode(): 'page:3:4', 'row:2:41:Prices'; NULL where none
+        "ALTER TABLE {s}.chunks ADD COLUMN location text",
+        "ALTER TABLE {s}.staged_chunks ADD COLUMN location text",
     ]),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
@@ -785,7 +790,8 @@ class PostgresStore(OneViewReads):
                             self._q(
                                 "INSERT INTO {s}.chunks (id, doc_id, ordinal, title, heading_path, text,"
                                 " lang, source, doc_type, date, title_terms, heading_terms, body_terms,"
-                                " embedding) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %b)"
+                                " embedding, location)"
+                                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %b, %s)"
                             ),
                             [self._chunk_row(r, v) for r, v in zip(records, vectors)],
                         )
@@ -851,9 +857,9 @@ class PostgresStore(OneViewReads):
                             (rows[0][0], [row[2] for row in rows]))
                 cur.executemany(self._q(
                     "INSERT INTO {s}.staged_chunks (doc_id, stage_key, ordinal, title, heading_path, text, lang,"
-                    " source, doc_type, date, title_terms, heading_terms, body_terms, embedding, id, section,"
-                    " heading_embedding, aligned_embedding, aligned_name_embedding)"
-                    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %b, %s, %s, %b, %b, %b)"), rows)
+                    " source, doc_type, date, title_terms, heading_terms, body_terms, embedding, location, id,"
+                    " section, heading_embedding, aligned_embedding, aligned_name_embedding)"
+                    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %b, %s, %s, %s, %b, %b, %b)"), rows)
 
         if rows:
             self._run("cannot stage chunks", stage)
@@ -885,9 +891,9 @@ class PostgresStore(OneViewReads):
                 staged = " FROM {s}.staged_chunks s WHERE s.doc_id = %s AND s.stage_key = %s"
                 conn.execute(self._q(
                     "INSERT INTO {s}.chunks (id, doc_id, ordinal, title, heading_path, text, lang, source, doc_type,"
-                    " date, title_terms, heading_terms, body_terms, embedding) SELECT s.id, s.doc_id, s.ordinal,"
-                    " s.title, s.heading_path, s.text, s.lang, s.source, s.doc_type, s.date, s.title_terms,"
-                    " s.heading_terms, s.body_terms, s.embedding" + staged + " ORDER BY s.ordinal"), (did, key))
+                    " date, title_terms, heading_terms, body_terms, embedding, location) SELECT s.id, s.doc_id,"
+                    " s.ordinal, s.title, s.heading_path, s.text, s.lang, s.source, s.doc_type, s.date,"
+                    " s.title_terms, s.heading_terms, s.body_terms, s.embedding, s.location" + staged + " ORDER BY s.ordinal"), (did, key))
                 conn.execute(self._q(_FTS_INSERT), (did,))
                 self._count_fts(doc.id, +1)
                 self._log_chunks(doc.id, True)
@@ -961,7 +967,7 @@ class PostgresStore(OneViewReads):
             [_clean(h) for h in c.heading_path], _clean(c.text), _clean(c.lang or ""),
             _clean(c.source or ""), _clean(c.doc_type or ""), _clean(c.date),
             _clean(" ".join(r.title_terms)), _clean(" ".join(r.heading_terms)),
-            _clean(" ".join(r.body_terms)), vec,
+            _clean(" ".join(r.body_terms)), vec, c.location and _clean(c.location.encode()),
         )
 
     def delete_document(self, doc_id: str) -> bool:
@@ -1309,7 +1315,7 @@ class PostgresStore(OneViewReads):
         def read() -> list[tuple]:
             return self.conn.execute(
                 self._q(
-                    "SELECT id, doc_id, ordinal, title, heading_path, text, lang, source, doc_type, date"
+                    "SELECT id, doc_id, ordinal, title, heading_path, text, lang, source, doc_type, date, location"
                     " FROM {s}.chunks WHERE id = ANY(%s::text[])"
                 ),
                 (wanted,),
@@ -1319,7 +1325,7 @@ class PostgresStore(OneViewReads):
         for row in self._run("cannot read chunks", read):
             out[row[0]] = Chunk(id=row[0], doc_id=row[1], ordinal=row[2], title=row[3],
                                 heading_path=tuple(row[4]), text=row[5], lang=row[6],
-                                source=row[7], doc_type=row[8], date=row[9])
+                                source=row[7], doc_type=row[8], date=row[9], location=Location.decode(row[10]))
         return out
 
     def _column_of(self, ids: list[str], column: str, what: str) -> dict[str, object]:

@@ -23,8 +23,9 @@ BM25 scores without scoring every matching row; FTS5 stays the source it is buil
 and answers queries whose terms FTS5 reads as phrases (``keyword_engine="fts5"`` always).
 
 Schema 2 added the heading-vector column, schema 3 the two aligned-vector
-columns, schema 4 the keyword change log and the store's random ``store_id``; an older
-file gains them when opened, and searches as before.
+columns, schema 4 the keyword change log and the store's random ``store_id``, schema 5
+each chunk's ``location`` in its file (``page:3:4``: :meth:`chaja.documents.Location.encode`);
+an older file gains them when opened, and searches as before.
 """
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-from chaja.documents import Chunk, ChunkRecord, Document, DocumentInfo, Hit, StoreStats
+from chaja.documents import Chunk, ChunkRecord, Document, DocumentInfo, Hit, Location, StoreStats
 from chaja.search.filters import Filters
 from chaja.search.languages import META_KEY as LANGUAGE_MEANS, project_rows_in_place, store_basis
 from chaja.stores import side_by_side, sqlite_ann, sqlite_keywords, sqlite_staging, sqlite_vectors
@@ -50,7 +51,7 @@ from chaja.stores.base import StoreError, flat_vector, sample_order
 from chaja.stores.bm25_segments import SegmentedBM25
 from chaja.stores.one_view import OneViewReads
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 KEYWORD_ENGINES = ("postings", "fts5")
 
 _SCHEMA = """
@@ -63,7 +64,7 @@ CREATE TABLE IF NOT EXISTS chunks (
     rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,
     doc_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
     ordinal INTEGER NOT NULL, title TEXT NOT NULL, heading TEXT NOT NULL, text TEXT NOT NULL,
-    lang TEXT, source TEXT, doc_type TEXT, date TEXT, vector BLOB NOT NULL, heading_vector BLOB,
+    lang TEXT, source TEXT, doc_type TEXT, date TEXT, location TEXT, vector BLOB NOT NULL, heading_vector BLOB,
     aligned_vector BLOB, aligned_heading_vector BLOB
 );
 CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id);
@@ -190,10 +191,12 @@ class SqliteStore(OneViewReads):
         """Bring an older file up to :data:`SCHEMA_VERSION`, in one transaction."""
         self._db.execute("BEGIN IMMEDIATE")
         try:
-            columns = {row[1] for row in self._db.execute("PRAGMA table_info(chunks)")}
-            for column in ("heading_vector", "aligned_vector", "aligned_heading_vector"):
-                if column not in columns:
-                    self._db.execute(f"ALTER TABLE chunks ADD COLUMN {column} BLOB")
+            for table in ("chunks", "staged_chunks"):
+                columns = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+                for column, kind in (("heading_vector", "BLOB"), ("aligned_vector", "BLOB"),
+                                     ("aligned_heading_vector", "BLOB"), ("location", "TEXT")):
+                    if column not in columns:
+                        self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
             self._db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
             self._db.execute("COMMIT")
         except BaseException:
@@ -239,10 +242,11 @@ class SqliteStore(OneViewReads):
                     c = r.chunk
                     cur.execute(
                         "INSERT INTO chunks (id, doc_id, ordinal, title, heading, text, lang, source,"
-                        " doc_type, date, vector, heading_vector, aligned_vector, aligned_heading_vector)"
-                        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                        " doc_type, date, location, vector, heading_vector, aligned_vector, aligned_heading_vector)"
+                        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                         (c.id, c.doc_id, c.ordinal, c.title, json.dumps(list(c.heading_path), ensure_ascii=False),
-                         c.text, c.lang, c.source, c.doc_type, c.date, vec.tobytes(),
+                         c.text, c.lang, c.source, c.doc_type, c.date, c.location and c.location.encode(),
+                         vec.tobytes(),
                          *(None if v is None else v.tobytes() for v in extra)),
                     )
                     cur.execute(
@@ -827,11 +831,12 @@ class SqliteStore(OneViewReads):
         return dict(select_in(self._db, "SELECT id, doc_id FROM chunks WHERE id IN ({marks})", ids))
 
     def chunks(self, ids: list[str]) -> dict[str, Chunk]:
-        rows = select_in(self._db, "SELECT id, doc_id, ordinal, title, heading, text, lang, source, doc_type, date"
-                                   " FROM chunks WHERE id IN ({marks})", ids)
+        rows = select_in(self._db, "SELECT id, doc_id, ordinal, title, heading, text, lang, source, doc_type, date,"
+                                   " location FROM chunks WHERE id IN ({marks})", ids)
         return {row[0]: Chunk(id=row[0], doc_id=row[1], ordinal=row[2], title=row[3],
                               heading_path=tuple(json.loads(row[4])), text=row[5], lang=row[6] or "",
-                              source=row[7] or "", doc_type=row[8] or "", date=row[9]) for row in rows}
+                              source=row[7] or "", doc_type=row[8] or "", date=row[9],
+                              location=Location.decode(row[10])) for row in rows}
 
     def matched_terms(self, terms: list[str], ids: list[str]) -> dict[str, set[str]]:
         """Which of ``terms`` each listed chunk holds: ``chunk_terms(ids)[c] & set(terms)``,

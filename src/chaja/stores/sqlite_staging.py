@@ -29,14 +29,14 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS staged_chunks (
     doc_id TEXT NOT NULL, stage_key TEXT NOT NULL, ordinal INTEGER NOT NULL,
     id TEXT NOT NULL, title TEXT NOT NULL, heading TEXT NOT NULL, text TEXT NOT NULL,
-    lang TEXT, source TEXT, doc_type TEXT, date TEXT,
+    lang TEXT, source TEXT, doc_type TEXT, date TEXT, location TEXT,
     title_terms TEXT NOT NULL, heading_terms TEXT NOT NULL, body_terms TEXT NOT NULL,
     vector BLOB NOT NULL, heading_vector BLOB, aligned_vector BLOB, aligned_heading_vector BLOB,
     PRIMARY KEY (doc_id, ordinal)
 );
 """
 
-_COLUMNS = ("id, doc_id, ordinal, title, heading, text, lang, source, doc_type, date,"
+_COLUMNS = ("id, doc_id, ordinal, title, heading, text, lang, source, doc_type, date, location,"
             " vector, heading_vector, aligned_vector, aligned_heading_vector")
 
 
@@ -56,11 +56,12 @@ def stage(cur: sqlite3.Cursor, key: str, rows: list[tuple[ChunkRecord, np.ndarra
     """Write one batch of finished chunks (record, its vector, its other vectors)."""
     cur.executemany(
         "INSERT OR REPLACE INTO staged_chunks (doc_id, stage_key, ordinal, id, title, heading, text, lang, source,"
-        " doc_type, date, title_terms, heading_terms, body_terms, vector, heading_vector, aligned_vector,"
-        " aligned_heading_vector) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        " doc_type, date, location, title_terms, heading_terms, body_terms, vector, heading_vector, aligned_vector,"
+        " aligned_heading_vector) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         [(r.chunk.doc_id, key, r.chunk.ordinal, r.chunk.id, r.chunk.title,
           json.dumps(list(r.chunk.heading_path), ensure_ascii=False), r.chunk.text, r.chunk.lang,
-          r.chunk.source, r.chunk.doc_type, r.chunk.date, " ".join(r.title_terms), " ".join(r.heading_terms),
+          r.chunk.source, r.chunk.doc_type, r.chunk.date, r.chunk.location and r.chunk.location.encode(),
+          " ".join(r.title_terms), " ".join(r.heading_terms),
           " ".join(r.body_terms), vec.tobytes(), *(None if v is None else v.tobytes() for v in extra))
          for r, vec, extra in rows])
 

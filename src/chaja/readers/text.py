@@ -1,0 +1,89 @@
+"""Plain text → a document whose sections follow the text's own headings.
+
+The first line is the title when it is short (at most 100 characters) and more
+text follows. A heading is a short line standing alone as a paragraph with a
+paragraph after it (no sentence end: "How to descale your machine"), or a line
+that opens with the numbering of Korean official documents ("1.", "가.", "제1조",
+"Ⅰ.": :func:`chaja.readers.headings.numbered_heading_level`). The paragraphs under
+one heading form one section, so the chunker packs them together and a title line
+stays with the paragraph it names. Each paragraph is marked with its number.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from chaja.documents import Document, Location, Section
+from chaja.readers.base import ReadContext, located_section
+from chaja.readers.encoding import decode
+
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v]*\n")
+#: longest line that can be a heading, and the marks that end a sentence (no heading ends so)
+HEADING_CHARS = 80
+_SENTENCE_END = (".", "!", "?", "。", ":", ";", ",", "다", "요")
+
+
+def read_text(ctx: ReadContext) -> str:
+    """The file's text, its encoding kept in ``ctx.encoding`` (bytes replaced: a note)."""
+    decoded = decode(ctx.path.read_bytes())
+    ctx.encoding = decoded.encoding
+    if decoded.note:
+        ctx.notes.append(decoded.note)
+    return decoded.text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _split_heading(paragraph: str, followed: bool, short_lines: bool) -> tuple[int, str, str] | None:
+    """(level, heading, rest of the paragraph) when the paragraph opens with a heading."""
+    from chaja.readers.headings import numbered_heading_level
+
+    first, _, rest = paragraph.partition("\n")
+    first = first.strip()
+    if not first or len(first) > HEADING_CHARS:
+        return None
+    level = numbered_heading_level(first)
+    if level is not None:
+        return level, first, rest.strip()
+    if (short_lines and not rest.strip() and followed and first[0].isalnum()
+            and not first.endswith(_SENTENCE_END) and not first[-1].isdigit()):
+        return 1, first, ""
+    return None
+
+
+def text_sections(text: str, short_lines: bool = True) -> list[Section]:
+    """Plain text → sections by its headings, each paragraph marked with its number;
+    ``short_lines=False`` takes only numbered headings (a record's text, where a short
+    line such as a list of hashtags is no heading)."""
+    paragraphs = [p.strip() for p in _PARAGRAPH_BREAK.split(text) if p.strip()]
+    sections: list[Section] = []
+    path: list[tuple[int, str]] = []          # (level, heading) open above the current text
+    pieces: list[tuple[Location, str]] = []
+
+    def close() -> None:
+        section = located_section(tuple(h for _, h in path), pieces)
+        if section is not None:
+            sections.append(section)
+        pieces.clear()
+
+    for n, paragraph in enumerate(paragraphs, 1):
+        found = _split_heading(paragraph, n < len(paragraphs), short_lines)
+        if found is not None:
+            level, heading, paragraph = found
+            close()
+            while path and path[-1][0] >= level:
+                path.pop()
+            path.append((level, " ".join(heading.split())))
+        if paragraph:
+            pieces.append((Location("paragraph", n, n), paragraph))
+    close()
+    if not sections and path:                 # headings alone: keep them as text
+        sections.append(Section((), "\n\n".join(h for _, h in path), ((0, Location("paragraph", 1, 1)),)))
+    return sections
+
+
+def read(ctx: ReadContext) -> Iterator[Document]:
+    text = read_text(ctx).strip()
+    first = text.split("\n", 1)[0].strip() if text else ""
+    title, body = ctx.path.stem, text
+    if 0 < len(first) <= 100 and text[len(first):].strip():   # a short first line is the title
+        title, body = first, text[len(first):]
+    yield Document(id=ctx.doc_id, title=title, sections=text_sections(body), path=str(ctx.path))
