@@ -33,3 +33,30 @@ def test_title_only_document_gets_one_chunk():
 def test_tiny_bound_rejected():
     with pytest.raises(ValueError):
         chunk_document(Document(id="e", title="t", sections=[]), 10)
+
+
+def test_a_chunk_cites_every_page_its_text_touches():
+    from chaja.documents import Location, Section, locate
+    from chaja.readers.base import located_section
+
+    pages = [(Location("page", n, n), f"page {n} " + "word " * 60) for n in (3, 4, 5)]
+    section = located_section(("Costs",), pages)
+    doc = Document(id="r", title="Report", sections=[section])
+    chunks = chunk_document(doc, max_chars=400)
+    assert len(chunks) > 1 and any(c.location.first < c.location.last for c in chunks)
+    for c in chunks:
+        numbers = {int(w) for w in c.text.split() if w.isdigit()}
+        assert (c.location.first, c.location.last) == (min(numbers), max(numbers))
+    whole = chunk_document(doc, max_chars=5000)
+    assert [c.location.label for c in whole] == ["pp. 3–5"]
+    assert locate(section.marks, 0, 1) == Location("page", 3, 3)
+
+
+def test_rows_of_one_sheet_merge_into_a_range():
+    from chaja.documents import Location
+
+    a, b = Location("row", 2, 2, "Prices"), Location("row", 41, 41, "Prices")
+    assert a.merge(b).label == "sheet 'Prices', rows 2–41"
+    assert a.merge(Location("row", 5, 5, "Other")) == a
+    assert Location.decode(a.merge(b).encode()) == a.merge(b)
+    assert Location.decode("row:2:41:단가: 2024") == Location("row", 2, 41, "단가: 2024")

@@ -23,15 +23,18 @@ def unit(seed: int | str, dim: int = DIM) -> np.ndarray:
 
 def make_doc(doc_id: str, title: str, bodies: list[str], *, headings: list[tuple[str, ...]] | None = None,
              lang: str = "ko", source: str = "test", doc_type: str = "note", date: str | None = "2024-05-01",
-             vectors: list[np.ndarray] | None = None) -> tuple[Document, list[ChunkRecord]]:
-    """One document whose chunks are ``bodies``, with bigram terms and unit vectors."""
+             vectors: list[np.ndarray] | None = None,
+             locations: list | None = None) -> tuple[Document, list[ChunkRecord]]:
+    """One document whose chunks are ``bodies``, with bigram terms and unit vectors
+    (and ``locations``, one :class:`Location` or None a chunk)."""
     headings = headings or [()] * len(bodies)
     doc = Document(id=doc_id, title=title, lang=lang, source=source, doc_type=doc_type, date=date,
                    sections=[Section(h, b) for h, b in zip(headings, bodies)], path=f"{doc_id}.txt")
     records = []
     for i, (h, body) in enumerate(zip(headings, bodies)):
         chunk = Chunk(id=f"{doc_id}#{i}", doc_id=doc_id, ordinal=i, title=title, heading_path=tuple(h),
-                      text=body, lang=lang, source=source, doc_type=doc_type, date=date)
+                      text=body, lang=lang, source=source, doc_type=doc_type, date=date,
+                      location=locations[i] if locations is not None else None)
         vec = vectors[i] if vectors is not None else unit(f"{doc_id}#{i}")
         records.append(ChunkRecord(chunk=chunk, title_terms=bigram_terms(title),
                                    heading_terms=bigram_terms(" ".join(h)),

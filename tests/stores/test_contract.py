@@ -77,6 +77,25 @@ def test_add_then_read_back(store, build):
     assert st.size_bytes > 0
 
 
+@pytest.mark.parametrize("staged", [False, True], ids=["in one batch", "staged"])
+def test_each_chunk_keeps_where_it_came_from(store, build, staged):
+    from chaja.documents import Location
+
+    where = [Location("page", 3, 3), Location("row", 2, 41, "단가표: 2024"), None, Location("slide", 5, 6)]
+    doc, recs = build.make_doc("f", "요금표", ["전기요금 단가", "품목: 전기요금", "위치 없음", "slides"],
+                               locations=where)
+    if staged:
+        store.resume_staged("f", "k")
+        store.stage_chunks("k", recs[:2])
+        store.stage_chunks("k", recs[2:])
+        store.put_staged(doc, "k", len(recs))
+    else:
+        store.put_document(doc, recs)
+    got = store.chunks([r.chunk.id for r in recs])
+    assert [got[r.chunk.id].location for r in recs] == where
+    assert got["f#1"].location.label == "sheet '단가표: 2024', rows 2–41"
+
+
 def test_empty_store_answers_empty(store, build):
     assert store.fingerprints() == {}
     assert store.keyword(["소각"], 5) == []

@@ -102,6 +102,25 @@ def test_a_schema_2_file_gains_the_aligned_columns(tmp_path, build):
         assert s.get_meta("aligned_dim") == "12"
 
 
+def test_a_schema_4_file_gains_the_location_column(tmp_path, build):
+    """A file written before chunks kept their location reads None for them and keeps one from then on."""
+    from chaja.documents import Location
+
+    path, d, r = tmp_path / "old.chaja", *build.make_doc("d", "제목", ["본문"])
+    as_older_schema(path, d, r, """
+        ALTER TABLE chunks DROP COLUMN location;
+        ALTER TABLE staged_chunks DROP COLUMN location;
+        UPDATE meta SET value = '4' WHERE key = 'schema_version';
+    """)
+    with SqliteStore(path) as s:
+        assert s.get_meta("schema_version") == str(SCHEMA_VERSION)
+        assert s.chunks(["d#0"])["d#0"].location is None
+        assert [h.chunk_id for h in s.vector(r[0].vector, 3)] == ["d#0"]
+        r[0].chunk.location = Location("page", 7, 7)
+        s.put_document(d, r)
+        assert s.chunks(["d#0"])["d#0"].location.label == "p. 7"
+
+
 def test_a_batch_replaces_stored_documents_and_its_own_repeats(tmp_path):
     def doc(doc_id, body):
         d = Document(id=doc_id, title=doc_id, sections=[Section((), body)], lang="ko")

@@ -47,16 +47,16 @@ def decode(data: bytes) -> Decoded:
             except UnicodeDecodeError as exc:
                 return Decoded(data.decode(codec, errors="replace"), codec,
                                f"invalid {codec.upper().removesuffix('-SIG')} at byte {exc.start}; bad bytes replaced")
-    try:
-        return Decoded(data.decode("utf-8"), "utf-8")
-    except UnicodeDecodeError as exc:
-        first_bad = exc.start
-    codec = _utf16_without_bom(data)
+    codec = _utf16_without_bom(data)       # ASCII-range UTF-16 is valid UTF-8 too: asked first
     if codec is not None:
         try:
             return Decoded(data.decode(codec), codec)
         except UnicodeDecodeError:
             pass
+    try:
+        return Decoded(data.decode("utf-8"), "utf-8")
+    except UnicodeDecodeError as exc:
+        first_bad = exc.start
     try:
         text = data.decode("cp949")
         if hangul_share(text) >= 0.2:
