@@ -39,7 +39,7 @@ def test_a_chunk_cites_every_page_its_text_touches():
     from chaja.documents import Location, Section, locate
     from chaja.readers.base import located_section
 
-    pages = [(Location("page", n, n), f"page {n} " + "word " * 60) for n in (3, 4, 5)]
+    pages = [(Location("page", n, n), f"page {n} " + "word " * 30) for n in (3, 4, 5)]
     section = located_section(("Costs",), pages)
     doc = Document(id="r", title="Report", sections=[section])
     chunks = chunk_document(doc, max_chars=400)
