@@ -11,14 +11,16 @@ sections of a word-processor document from its paragraphs by those headings.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from chaja.documents import Location, Section
 from chaja.readers.base import located_section
 
-#: longest line taken for a heading; longer lines are body text
+#: longest line taken for a numbered heading; longer lines are body text
 MAX_HEADING_CHARS = 60
+#: longest paragraph an outline (개요) paragraph shape makes a heading; longer ones are
+#: body text numbered by the outline
+MAX_OUTLINE_CHARS = 100
 _MAX_WORDS = 10
 
 _ROMAN = "ⅠⅡⅢⅣⅤⅥⅦⅧⅨⅩⅪⅫ"
@@ -116,12 +118,13 @@ def _next(ordinal: int | None) -> int | None:
 def block_sections(blocks: list[Block], marked: bool) -> tuple[list[Section], list[str]]:
     """Sections of ``blocks`` by their headings, and the headings in order.
 
-    With ``marked`` the file's own outline levels make the headings, else the numbered
-    headings :func:`numbered_heading_level` finds at the start of a paragraph (its first
-    line; the rest stays body text), except runs of same-level numbered paragraphs,
-    which are lists. The blocks are numbered 1.. as paragraphs, a note taking its
-    paragraph's number; blank blocks take none. A heading's text goes into the heading
-    path, not the body."""
+    With ``marked`` the file's own outline levels make the headings (of paragraphs up
+    to :data:`MAX_OUTLINE_CHARS` long), else the numbered headings
+    :func:`numbered_heading_level` finds at the start of a paragraph (its first line;
+    the rest stays body text), except runs of numbered paragraphs in sequence, which
+    are lists. The blocks are numbered 1.. as paragraphs, a note taking its paragraph's
+    number; blank blocks take none. A heading's text goes into the heading path, not
+    the body."""
     sections: list[Section] = []
     headings: list[str] = []
     path: list[tuple[int, str]] = []
@@ -143,7 +146,7 @@ def block_sections(blocks: list[Block], marked: bool) -> tuple[list[Section], li
             n += 1
         level, heading = None, ""
         if marked:
-            if block.outline is not None and not block.row:
+            if block.outline is not None and not block.row and len(text) <= MAX_OUTLINE_CHARS:
                 level, heading, text = block.outline, " ".join(text.split()), ""
         elif number_level is not None:
             first, _, rest = text.partition("\n")
@@ -168,11 +171,10 @@ _TITLE_LABEL = re.compile(r"[<〈(\[【]?\s*제\s*목\s*[>〉)\]】:]?\s*$")
 
 def document_title(meta_title: str, blocks: list[Block], headings: list[str], fallback: str) -> str:
     """A document's title: the file's own (its metadata) when the text bears it out (a
-    template's stale title does not appear in it); else the first short paragraph
-    (or one-cell table row) before the first heading (passing over a document number
-    like "공고 제2024-8호",
-    a date, "목차", and taking the paragraph after a "제목" label); else the first
-    heading; else ``fallback``."""
+    template's stale title does not appear in it); else the first short paragraph (or
+    one-cell table row) before the first heading, passing over a document number
+    ("공고 제2024-8호"), a date and "목차", taking the paragraph after a "제목" label and
+    joining a title set on two lines; else the first heading; else ``fallback``."""
     squeezed = "".join("".join(b.text.split()) for b in blocks)
     meta = " ".join(meta_title.split())
     if meta and len(meta) <= 200 and "".join(meta.split()) in squeezed:
