@@ -90,12 +90,16 @@ def sniff(path: Path, head: bytes) -> Format | None:
         suffix = path.suffix.lower()
         if suffix in _LEGACY_OFFICE:
             raise ReadError(f"looks like {_LEGACY_OFFICE[suffix]}, which chaja does not read")
+        if suffix in (".docx", ".xlsx", ".xlsm", ".pptx"):    # Office keeps an encrypted file in a compound file
+            raise ReadError("is encrypted with a password (an Office file saved with one); save a copy without it")
         return FORMATS["hwp"]          # the HWP reader checks the compound file's signature
     if head.startswith(b"PK\x03\x04"):
         fmt = _zip_format(path)
         if fmt is None:
             raise ReadError("looks like a zip archive that is no Office or HWPX document; unpack it first")
         return FORMATS[fmt]
+    if head.startswith(b"HWP Document File V"):     # HWP 3.x: the HWP reader names the version
+        return FORMATS["hwp"]
     if b"%PDF-" in head[:1024]:
         return FORMATS["pdf"]
     for magic, _ in _IMAGES:
