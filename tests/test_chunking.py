@@ -39,7 +39,7 @@ def test_a_chunk_cites_every_page_its_text_touches():
     from chaja.documents import Location, Section, locate
     from chaja.readers.base import located_section
 
-    pages = [(Location("page", n, n), f"page {n} " + "word " * 30) for n in (3, 4, 5)]
+    pages = [(Location("page", n, n), f"page {n} " + "word " * 20) for n in (3, 4, 5)]
     section = located_section(("Costs",), pages)
     doc = Document(id="r", title="Report", sections=[section])
     chunks = chunk_document(doc, max_chars=400)
@@ -47,8 +47,8 @@ def test_a_chunk_cites_every_page_its_text_touches():
     for c in chunks:
         numbers = {int(w) for w in c.text.split() if w.isdigit()}
         assert (c.location.first, c.location.last) == (min(numbers), max(numbers))
-    whole = chunk_document(doc, max_chars=5000)
-    assert [c.location.label for c in whole] == ["pp. 3–5"]
+    whole = chunk_document(doc, max_chars=5000)     # two short pages fill a chunk; the third starts one
+    assert [c.location.label for c in whole] == ["pp. 3–4", "p. 5"]
     assert locate(section.marks, 0, 1) == Location("page", 3, 3)
 
 
@@ -60,3 +60,15 @@ def test_rows_of_one_sheet_merge_into_a_range():
     assert a.merge(Location("row", 5, 5, "Other")) == a
     assert Location.decode(a.merge(b).encode()) == a.merge(b)
     assert Location.decode("row:2:41:단가: 2024") == Location("row", 2, 41, "단가: 2024")
+
+
+def test_a_long_enough_chunk_ends_where_a_page_ends():
+    from chaja.documents import Location
+    from chaja.readers.base import located_section
+
+    long_pages = [(Location("page", n, n), f"page {n} " + "word " * 50) for n in (1, 2, 3)]
+    doc = Document(id="r", title="Report", sections=[located_section((), long_pages)])
+    assert [c.location.label for c in chunk_document(doc, max_chars=1200)] == ["p. 1", "p. 2", "p. 3"]
+    short_pages = [(Location("page", n, n), f"page {n} " + "word " * 3) for n in (1, 2, 3)]
+    doc = Document(id="r", title="Report", sections=[located_section((), short_pages)])
+    assert [c.location.label for c in chunk_document(doc, max_chars=1200)] == ["pp. 1–3"]

@@ -35,23 +35,34 @@ def _pieces(text: str, max_chars: int) -> list[str]:
     return [text[i : i + max_chars] for i in range(0, len(text), max_chars)]
 
 
-def split_spans(text: str, max_chars: int) -> list[tuple[str, int, int]]:
+#: a chunk this long ends at a page or slide boundary rather than run on into the next one
+PAGE_CHUNK_MIN_CHARS = 120
+
+
+def split_spans(text: str, max_chars: int, breaks: list[int] | None = None) -> list[tuple[str, int, int]]:
     """Greedy packing of natural pieces into chunks of at most ``max_chars``: each
-    chunk's text and the ``[start, end)`` span of ``text`` it was cut from."""
+    chunk's text and the ``[start, end)`` span of ``text`` it was cut from. A chunk of
+    at least :data:`PAGE_CHUNK_MIN_CHARS` also ends where a piece starts past one of
+    ``breaks`` (the offsets where pages begin), so a chunk cites one page where it can."""
     chunks: list[tuple[str, int, int]] = []
     current, start, end, cursor = "", 0, 0, 0
-    for piece in _pieces(text.strip(), max_chars):
-        at = text.find(piece, cursor)        # pieces are substrings, in order
-        at = cursor if at < 0 else at
-        cursor = at + len(piece)
-        if not current:
-            current, start = piece, at
-        elif len(current) + 2 + len(piece) <= max_chars:
-            current = f"{current}\n\n{piece}"
-        else:
-            chunks.append((current, start, end))
-            current, start = piece, at
-        end = cursor
+    bounds = [0, *sorted(b for b in set(breaks or []) if 0 < b < len(text)), len(text)]
+    for seg_start, seg_end in zip(bounds, bounds[1:]):
+        for k, piece in enumerate(_pieces(text[seg_start:seg_end].strip(), max_chars)):
+            at = text.find(piece, cursor)        # pieces are substrings, in order
+            at = cursor if at < 0 else at
+            cursor = at + len(piece)
+            if not current:
+                current, start = piece, at
+            elif k == 0 and seg_start > 0 and len(current) >= PAGE_CHUNK_MIN_CHARS:
+                chunks.append((current, start, end))     # a new page begins: a chunk long enough ends
+                current, start = piece, at
+            elif len(current) + 2 + len(piece) <= max_chars:
+                current = f"{current}\n\n{piece}"
+            else:
+                chunks.append((current, start, end))
+                current, start = piece, at
+            end = cursor
     if current:
         chunks.append((current, start, end))
     return chunks
@@ -91,7 +102,8 @@ def iter_chunks(doc: Document, max_chars: int = 1200) -> Iterator[Chunk]:
         raise ValueError("chunk size must be at least 50 characters")
     n = 0
     for section in doc.sections or []:
-        for text, start, end in split_spans(section.text, max_chars):
+        breaks = [at for at, loc in section.marks if at > 0 and loc.unit in ("page", "slide")]
+        for text, start, end in split_spans(section.text, max_chars, breaks):
             yield Chunk(id=f"{doc.id}#{n}", doc_id=doc.id, ordinal=n, title=doc.title,
                         heading_path=section.heading_path, text=text, lang=chunk_language(doc, text),
                         source=doc.source, doc_type=doc.doc_type, date=doc.date,
