@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -144,3 +145,31 @@ def test_a_bulk_load_defers_the_graphs_until_they_are_built(tmp_path, corpus, en
         assert idx.deferred_graphs() == [] and any(step.startswith("graph chunk") for step in steps)
         assert [d.doc_id for d in idx.search("자기주식 소각", top_k=5).documents] == exact
         assert idx.build_graphs() == []                          # nothing left: no compaction
+
+
+def test_the_report_names_every_file_not_read_and_a_prune_that_would_lose_documents_removes_none(
+        tmp_path, corpus, encoder):
+    src = tmp_path / "docs"
+    shutil.copytree(corpus, src)
+    (src / "tool.md").write_bytes(b"\x7fELF\x02\x01\x01\x00" + bytes(120))
+    (src / "notes.xyz").write_text("not a type chaja reads", encoding="utf-8")
+    with chaja.open(tmp_path / "s.chaja", encoder=encoder) as idx:
+        report = idx.add([src])
+        reasons = {Path(s.path).name: s.reason for s in report.skipped}
+        assert reasons == {"tool.md": "looks like an executable (ELF), not a document",
+                           "notes.xyz": "a type chaja does not read (.xyz)"}
+        assert report.files == 8 and report.added == 9      # news.jsonl holds two
+        stored = idx.store.stats().documents
+        # a typo'd path: nothing is read, so nothing is pruned
+        report = idx.add([tmp_path / "no-such-folder"], prune=True)
+        assert report.removed == 0 and "does not exist" in report.prune_refused
+        # a file that could not be read: its documents are not taken for gone
+        (src / "news.jsonl").write_text('{"id": "x", "text": "half a line', encoding="utf-8")
+        report = idx.add([src], prune=True)
+        assert report.removed == 0 and "could not be read" in report.prune_refused
+        assert idx.store.stats().documents == stored
+        # once every file reads again, a prune removes what is truly gone
+        (src / "manuals" / "bicycle.md").unlink()
+        shutil.copy(corpus / "news.jsonl", src / "news.jsonl")
+        report = idx.add([src], prune=True)
+        assert report.removed == 1 and not report.prune_refused

@@ -105,13 +105,14 @@ class Index:
                           ocr=self.config.index.ocr,
                           progress=read_progress)
         report = self.add_documents(docs, prune=prune, defer_graphs=defer_graphs, progress=progress,
-                                    prune_veto=load_report.prune_veto)
+                                    prune_veto=load_report.prune_veto, still_there=load_report.still_there)
         report.files, report.skipped, report.problems = load_report.files, load_report.skipped, load_report.problems
         return report
 
     def add_documents(self, docs: Iterable[Document], *, prune: bool = False, defer_graphs: bool = False,
                       progress: Callable[[Progress], None] | None = None,
-                      prune_veto: Callable[[], str] | None = None) -> IndexReport:
+                      prune_veto: Callable[[], str] | None = None,
+                      still_there: Callable[[list], set[str]] | None = None) -> IndexReport:
         """Index documents. ``defer_graphs`` (a bulk load): the SQLite store builds no vector
         graph now, so the documents are searchable sooner and searched exactly until
         :meth:`build_graphs` (``chaja optimize``) or a later write's compaction builds them."""
@@ -132,7 +133,8 @@ class Index:
         report = index_documents(self.store, enc, docs, self.analyzer, max_chars=self.config.index.chunk_chars,
                                  batch_chunks=max(self.config.encoder.batch_size, 1) * 4, prune=prune,
                                  heading_vectors=self.config.index.heading_vectors, aligned_encoder=aligned,
-                                 progress=relay if progress is not None else None, prune_veto=prune_veto)
+                                 progress=relay if progress is not None else None, prune_veto=prune_veto,
+                                 still_there=still_there)
         # also after a run that found nothing to do: a crash may have left them behind
         self._record_statistics(changed=bool(report.added or report.changed or report.removed), stage=stage)
         compact = getattr(self.store, "compact", None)

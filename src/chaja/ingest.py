@@ -108,10 +108,12 @@ def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], an
                     *, max_chars: int = 1200, batch_chunks: int = 64, prune: bool = False,
                     heading_vectors: bool = False, aligned_encoder: Encoder | None = None,
                     progress: Callable[[Progress], None] | None = None,
-                    prune_veto: Callable[[], str] | None = None) -> IndexReport:
+                    prune_veto: Callable[[], str] | None = None,
+                    still_there: Callable[[list], set[str]] | None = None) -> IndexReport:
     """Store ``docs`` (see the module's docstring). With ``prune``, ``prune_veto`` is asked
-    once every document is read: a reason it gives (a path that was missing, a file
-    that could not be read) removes nothing and is kept in ``prune_refused``."""
+    once every document is read: a reason it gives (a path that was missing, nothing
+    read) removes nothing and is kept in ``prune_refused``; ``still_there`` names the
+    unseen documents whose file is still there (it failed to read), which stay."""
     start = time.perf_counter()
     report = IndexReport()
     stored = store.fingerprints()
@@ -233,7 +235,14 @@ def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], an
         report.prune_refused = prune_veto()
         prune = not report.prune_refused
     if prune:
-        for doc_id in sorted(set(stored) - set(seen)):
+        gone = sorted(set(stored) - set(seen))
+        if gone and still_there is not None:
+            kept = still_there(store.documents(ids=gone, limit=len(gone)))
+            if kept:
+                report.prune_refused = (f"kept {len(kept)} document{'s' if len(kept) > 1 else ''} whose file "
+                                        "is still there but could not be read")
+            gone = [d for d in gone if d not in kept]
+        for doc_id in gone:
             if store.delete_document(doc_id):
                 report.removed += 1
         if staging:

@@ -61,18 +61,18 @@ class LoadReport:
 
     def prune_veto(self) -> str:
         """Why removing the stored documents this run did not see would be unsafe, or "":
-        a path given was missing, nothing was read, or a file could not be read (its
-        documents would look gone)."""
+        a path given was missing, or nothing was read."""
         if self.missing:
             return f"{self.missing[0]} does not exist"
         if not self.files:
             return "no file under the paths given could be read"
-        failed = [s.path for s in self.skipped if s.failed]
-        if failed:
-            return f"{len(failed)} file{'s' if len(failed) > 1 else ''} could not be read ({failed[0]}, ...)"
-        if self.partial:
-            return f"{len(self.partial)} file{'s' if len(self.partial) > 1 else ''} were read only in part ({self.partial[0]}, ...)"
         return ""
+
+    def still_there(self, infos: list) -> set[str]:
+        """The ids, among stored documents this run did not see (``DocumentInfo``), whose
+        file is still there: it could not be read, or was read only in part (a bad line)."""
+        kept = {s.path for s in self.skipped if s.failed} | set(self.partial)
+        return {d.id for d in infos if d.path and (d.path in kept or d.path.rsplit(":", 1)[0] in kept)}
 
     @property
     def unread(self) -> set[str]:
