@@ -7,10 +7,12 @@ that opens with the numbering of Korean official documents ("1.", "가.", "제1�
 "Ⅰ.": :func:`chaja.readers.headings.numbered_heading_level`). The paragraphs under
 one heading form one section, so the chunker packs them together and a title line
 stays with the paragraph it names. Each paragraph is marked with its number.
+A text file whose lines are tab-separated columns is read as a table, a row a line.
 """
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator
 
 from chaja.documents import Document, Location, Section
@@ -80,8 +82,25 @@ def text_sections(text: str, short_lines: bool = True) -> list[Section]:
     return sections
 
 
+def is_tab_table(text: str, lines: int = 50) -> bool:
+    """Whether text is a table with tab-separated columns: of its first ``lines``
+    non-empty lines (at least 5), nine in ten hold the same number of tabs, one or more."""
+    head = [line for line in text[:200_000].split("\n")[:lines * 2] if line.strip()][:lines]
+    if len(head) < 5:
+        return False
+    tabs = Counter(line.count("\t") for line in head)
+    count, n = tabs.most_common(1)[0]
+    return count > 0 and n >= 0.9 * len(head)
+
+
 def read(ctx: ReadContext) -> Iterator[Document]:
     text = read_text(ctx).strip()
+    if is_tab_table(text):              # a code list or an export: read as rows (chaja.readers.sheets_csv)
+        from chaja.readers import sheets_csv
+
+        ctx.notes.clear()
+        yield from sheets_csv.read(ctx)
+        return
     first = text.split("\n", 1)[0].strip() if text else ""
     title, body = ctx.path.stem, text
     if 0 < len(first) <= 100 and text[len(first):].strip():   # a short first line is the title
