@@ -81,9 +81,14 @@ def test_korean_work_plan_pages_tables_and_page_numbers():
     assert ctx.notes == []
     assert doc.title == "nikl-work-plan-2022"          # no metadata title, no outline
     assert doc.path.endswith("nikl-work-plan-2022.pdf") and doc.id == "nikl-work-plan-2022"
-    assert [s.heading_path for s in doc.sections] == [()]
-    marks = doc.sections[0].marks
-    assert [loc for _, loc in marks] == [page(n) for n in range(1, 36)]
+    # no outline: the numbered headings of a Korean report make the heading path
+    paths = [s.heading_path for s in doc.sections]
+    assert paths[0] == () and ("Ⅰ. 2021년 평가",) in paths and ("Ⅱ. 2022년 정책 방향",) in paths
+    assert ("Ⅰ. 2021년 평가", "□ 공공언어 개선 지원 체계 강화 및 제도적 기반 확대") in paths
+    pages = {n for s in doc.sections for _, loc in s.marks for n in range(loc.first, loc.last + 1)}
+    assert pages == set(range(1, 36))
+    # the table of contents (titles, leader dots, page numbers) is dropped
+    assert "2021년 평가 ·" not in doc.text and "···" not in page_text(doc, 2)
     # facts read off the rendered pages: the page they are printed on
     assert where(doc, "□ 지속적 국어 말뭉치 구축, 공개로 인공지능 기술 발전 기반 강화")[1] == page(3)
     assert where(doc, "ㅇ 기초어휘 전체(5만 개)목록과 1등급 어휘(5천 개) 목록 구축")[1] == page(4)
@@ -273,9 +278,9 @@ def test_title_falls_back_to_first_heading_then_file_name(tmp_path, nanum):
     assert doc.title == "1. 개요"
     doc, _ = read(tariff_pdf(tmp_path / "요금표.pdf", nanum, title="", outline=False))
     assert doc.title == "요금표"
-    assert [s.heading_path for s in doc.sections] == [()]
-    assert where(doc, FACT) == ((), page(1))
-    assert "1. 개요" in doc.text                       # without an outline it is body text
+    # without an outline, a Korean document's numbered headings make its heading path
+    assert [s.heading_path for s in doc.sections] == [("1. 개요",), ("2. 요금 체계",)]
+    assert where(doc, FACT) == (("1. 개요",), page(1))
 
 
 def test_meaningful_titles():

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from chaja.documents import Location, Section
 from chaja.readers.base import located_section
+from chaja.readers.contents import is_contents_line
 
 #: longest line taken for a numbered heading; longer lines are body text
 MAX_HEADING_CHARS = 60
@@ -84,7 +85,7 @@ class Block:
     row: bool = False
 
 
-def _numbered(blocks: list[Block]) -> list[int | None]:
+def numbered_levels(blocks: list[Block]) -> list[int | None]:
     """Each block's numbered-heading level, None for body text. Paragraphs numbered in
     sequence one after the other ("1." then "2.", "□" then "□") are a list (a table of
     contents, the items of a clause), not headings: a heading has text or a subheading
@@ -129,7 +130,7 @@ def block_sections(blocks: list[Block], marked: bool) -> tuple[list[Section], li
     headings: list[str] = []
     path: list[tuple[int, str]] = []
     pieces: list[tuple[Location, str]] = []
-    numbered = [None] * len(blocks) if marked else _numbered(blocks)
+    numbered = [None] * len(blocks) if marked else numbered_levels(blocks)
 
     def close() -> None:
         section = located_section(tuple(h for _, h in path), pieces)
@@ -144,6 +145,8 @@ def block_sections(blocks: list[Block], marked: bool) -> tuple[list[Section], li
             continue
         if not (block.note and n):
             n += 1
+        if is_contents_line(text):        # a table-of-contents entry (it keeps its number)
+            continue
         level, heading = None, ""
         if marked:
             if block.outline is not None and not block.row and len(text) <= MAX_OUTLINE_CHARS:

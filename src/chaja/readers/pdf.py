@@ -18,567 +18,32 @@ section citing each page. Pages without a text layer are read by OCR
 """
 from __future__ import annotations
 
-import bisect
 import ctypes
-import functools
 import math
 import re
 import threading
 import unicodedata
-from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from statistics import median
 
 import pypdfium2
 import pypdfium2.raw as pdfium_c
 
 from chaja.documents import Document, Location
 from chaja.readers.base import ReadContext, ReadError, located_section
+from chaja.readers.pdf_layout import Line, PageChars, char_code, ocr_lines, page_lines
+from chaja.readers.headings import Block, numbered_levels
+from chaja.readers.pdf_lines import document_words, drop_contents_lines, drop_running_lines, join_lines
 
 # PDFium is not thread-safe: one PDF is read at a time in a process
 _LOCK = threading.Lock()
 
-#: a gap wider than this many line heights ends a line segment (a gutter, a table cell);
-#: where the file typed a space there, justified text may stretch it up to SPACED_GAP
-SEGMENT_GAP = 1.0
-SPACED_GAP = 2.5
-#: running headers, footers and page numbers are looked for in this share of the
-#: page's height at its top and at its bottom
-EDGE = 0.12
-#: a column must be at least this many line heights wide to be read as a column
-COLUMN_WIDTH = 7.0
 #: OCR renders pages at this resolution, fewer dots on a very large page
 OCR_DPI = 300
 #: a page with fewer characters than this, and images over this share of it, is OCR'd
 SPARSE_CHARS = 400
 IMAGE_SHARE = 0.4
 _MAX_OCR_PIXELS = 40_000_000
-
-_SPACES = frozenset((0x09, 0x20, 0xA0, 0x1680, 0x202F, 0x205F, 0x3000, *range(0x2000, 0x200B)))
-_LINE_BREAKS = frozenset((0x0A, 0x0B, 0x0C, 0x0D, 0x85, 0x2028, 0x2029))
-_LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st"})
-
-
-# ------------------------------------------------------------------ characters → segments
-
-@dataclass
-class _Seg:
-    """Characters on one line with no wide gap between them, in reading coordinates
-    (x grows along the text, y downward)."""
-
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-    chars: list[str] = field(default_factory=list)
-    heights: list[float] = field(default_factory=list)
-    last: tuple = ()                 # (code, x0, y0, x1, y1) of the last character added
-
-    @functools.cached_property
-    def h(self) -> float:
-        """The line's height: its characters' median (asked once the segment is complete)."""
-        return median(self.heights) if self.heights else max(self.y1 - self.y0, 1.0)
-
-    @functools.cached_property
-    def text(self) -> str:
-        return "".join(self.chars).strip()
-
-
-def _reading_box(box: tuple[float, float, float, float], quadrant: int) -> tuple[float, float, float, float]:
-    """A PDF-space box (left, bottom, right, top) in the reading coordinates of text
-    turned by ``quadrant`` quarter turns: x along the text, y down the lines."""
-    left, bottom, right, top = box
-    if quadrant == 0:
-        return left, -top, right, -bottom
-    if quadrant == 1:
-        return bottom, left, top, right
-    if quadrant == 2:
-        return -right, bottom, -left, top
-    return -top, -right, -bottom, -left
-
-
-def _char_code(code: int) -> str | None:
-    """The text a character contributes; None for what is no text (NUL, BOM,
-    U+FFFE/U+FFFF, replacement and private-use characters, controls, soft hyphens
-    inside a line, zero-width marks other than joiners)."""
-    if code < 0x20 or 0x7F <= code < 0xA0 or code in (0xAD, 0xFEFF, 0xFFFD, 0xFFFE, 0xFFFF, 0x200B):
-        return None
-    if 0xE000 <= code <= 0xF8FF or 0xF0000 <= code:
-        return None
-    return chr(code)                      # a surrogate half is joined to its pair later
-
-
-class _PageChars:
-    """One page's characters from PDFium's text page: their codes, boxes and angles."""
-
-    def __init__(self, textpage) -> None:
-        self.count = max(pdfium_c.FPDFText_CountChars(textpage), 0)
-        self.codes: list[int] = []
-        self.boxes: list[tuple[float, float, float, float] | None] = []
-        self.quadrants: list[int] = []
-        self.hyphens: set[int] = set()
-        self.typed_spaces: set[int] = set()     # spaces in the file, not put in by PDFium
-        self.unmapped = 0
-        rect = pdfium_c.FS_RECTF()
-        for i in range(self.count):
-            code = pdfium_c.FPDFText_GetUnicode(textpage, i)
-            self.codes.append(code)
-            if code in _SPACES or code in _LINE_BREAKS or pdfium_c.FPDFText_IsGenerated(textpage, i) == 1:
-                if code in _SPACES and pdfium_c.FPDFText_IsGenerated(textpage, i) != 1:
-                    self.typed_spaces.add(i)
-                self.boxes.append(None)
-                self.quadrants.append(-1)
-                continue
-            if code == 0x02 or (code in (0x2D, 0xAD) and pdfium_c.FPDFText_IsHyphen(textpage, i) == 1):
-                self.hyphens.add(i)
-            if pdfium_c.FPDFText_HasUnicodeMapError(textpage, i) == 1:
-                self.unmapped += 1
-            if pdfium_c.FPDFText_GetLooseCharBox(textpage, i, rect):
-                box = (rect.left, rect.bottom, rect.right, rect.top)
-                if box[2] < box[0]:
-                    box = (box[2], box[1], box[0], box[3])
-                if box[3] < box[1]:
-                    box = (box[0], box[3], box[2], box[1])
-            else:
-                box = None
-            self.boxes.append(box)
-            # PDFium measures the angle clockwise; quadrants here turn counter-clockwise
-            angle = pdfium_c.FPDFText_GetCharAngle(textpage, i)
-            self.quadrants.append(-round(angle / (math.pi / 2)) % 4 if angle >= 0 else 0)
-
-    def visible(self) -> int:
-        return sum(1 for q in self.quadrants if q >= 0)
-
-    def main_quadrant(self) -> int:
-        """The quarter turn most of the page's text runs at (0: left to right, upright)."""
-        counts = Counter(q for q in self.quadrants if q >= 0)
-        return counts.most_common(1)[0][0] if counts else 0
-
-
-def _segments(chars: _PageChars) -> tuple[list[_Seg], list[str]]:
-    """The page's line segments in the order PDFium gives them, for the text running
-    in the page's main direction; and the runs of text at other angles (a margin note
-    set sideways), which are no part of the layout."""
-    main = chars.main_quadrant()
-    segs: list[_Seg] = []
-    aside: list[str] = []
-    aside_run: list[str] = []
-    cur: _Seg | None = None
-    space = typed = brk = False
-    for i, code in enumerate(chars.codes):
-        if code in _LINE_BREAKS:
-            brk = True
-            if aside_run:
-                aside.append("".join(aside_run))
-                aside_run = []
-            continue
-        if code in _SPACES or chars.quadrants[i] < 0:
-            space = True
-            typed = typed or i in chars.typed_spaces
-            if aside_run and aside_run[-1] != " ":
-                aside_run.append(" ")
-            continue
-        ch = "-" if i in chars.hyphens else _char_code(code)     # PDFium's line-end hyphen
-        if ch is None:
-            continue
-        if chars.quadrants[i] != main:
-            aside_run.append(ch)
-            continue
-        box = chars.boxes[i]
-        if box is None:                        # no geometry: it stays with its neighbour
-            if cur is not None:
-                cur.chars.append(" " + ch if space else ch)
-            space = typed = brk = False
-            continue
-        x0, y0, x1, y1 = _reading_box(box, main)
-        h = max(y1 - y0, 0.5)
-        if cur is not None:
-            lc, lx0, ly0, lx1, ly1 = cur.last
-            lh = max(ly1 - ly0, 0.5)
-            if lc == code and abs(x0 - lx0) < 0.3 * max(x1 - x0, 1.0) and abs(y0 - ly0) < 0.3 * h:
-                continue                       # drawn twice over itself (fake bold): once
-            overlap = min(y1, ly1) - max(y0, ly0)
-            gap = x0 - lx1
-            ref = max(h, lh)
-            # boxes may be wider than their glyphs and overlap: progress is judged by left
-            # edges; a space the file typed may be stretched wide (justified text)
-            widest = (SPACED_GAP if typed else SEGMENT_GAP) * ref
-            same_line = overlap >= 0.5 * min(h, lh) and x0 >= lx0 - 0.2 * ref and gap <= widest
-            if brk and x0 < lx1 - 0.1 * ref:   # PDFium ended the line and the text went back
-                same_line = False
-            if same_line:
-                cur.chars.append(" " + ch if (space or brk) and cur.chars else ch)
-                cur.heights.append(h)
-                cur.x0, cur.y0 = min(cur.x0, x0), min(cur.y0, y0)
-                cur.x1, cur.y1 = max(cur.x1, x1), max(cur.y1, y1)
-                cur.last = (code, x0, y0, x1, y1)
-                space = typed = brk = False
-                continue
-        cur = _Seg(x0, y0, x1, y1, [ch], [h], (code, x0, y0, x1, y1))
-        segs.append(cur)
-        space = typed = brk = False
-    if aside_run:
-        aside.append("".join(aside_run))
-    return [s for s in segs if s.text], [t.strip() for t in aside if t.strip()]
-
-
-# ------------------------------------------------------------------ segments → blocks → order
-
-@dataclass
-class _Block:
-    """Consecutive segments one under the other: a paragraph, a table cell."""
-
-    segs: list[_Seg]
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-
-    @classmethod
-    def of(cls, seg: _Seg) -> "_Block":
-        return cls([seg], seg.x0, seg.y0, seg.x1, seg.y1)
-
-    def takes(self, seg: _Seg) -> bool:
-        """Whether ``seg`` is this block's next line: just below its last one, starting
-        where it starts (give or take an indent) or centred under it. A table cell
-        under a paragraph starts elsewhere and stays apart."""
-        last = self.segs[-1]
-        h = min(last.h, seg.h)
-        gap = seg.y0 - last.y1
-        if not -0.3 * h <= gap <= 0.8 * h:
-            return False
-        return (abs(seg.x0 - last.x0) <= 2 * h
-                or abs((seg.x0 + seg.x1) - (last.x0 + last.x1)) <= 2 * h)
-
-    def add(self, seg: _Seg) -> None:
-        self.segs.append(seg)
-        self.x0, self.y0 = min(self.x0, seg.x0), min(self.y0, seg.y0)
-        self.x1, self.y1 = max(self.x1, seg.x1), max(self.y1, seg.y1)
-
-
-def _blocks(segs: list[_Seg]) -> list[_Block]:
-    blocks: list[_Block] = []
-    for seg in segs:
-        if blocks and blocks[-1].takes(seg):
-            blocks[-1].add(seg)
-        else:
-            blocks.append(_Block.of(seg))
-    return blocks
-
-
-def _line_height(blocks: list[_Block]) -> float:
-    return median(s.h for b in blocks for s in b.segs)
-
-
-def _bands(blocks: list[_Block]) -> list[list[_Block]]:
-    """``blocks`` cut into horizontal bands: runs that no blank strip across the page separates."""
-    bands: list[list[_Block]] = []
-    bottom = -math.inf
-    for b in sorted(blocks, key=lambda b: (b.y0, b.x0)):
-        if bands and b.y0 < bottom:
-            bands[-1].append(b)
-            bottom = max(bottom, b.y1)
-        else:
-            bands.append([b])
-            bottom = b.y1
-    return bands
-
-
-def _free(blocks: list[_Block], lo: float, hi: float, gutter: float) -> list[tuple[float, float]]:
-    """The x-intervals of ``[lo, hi]`` no block covers, at least ``gutter`` wide."""
-    free, at = [], lo
-    for b in sorted(blocks, key=lambda b: b.x0):
-        if b.x0 - at >= gutter:
-            free.append((at, b.x0))
-        at = max(at, b.x1)
-    if hi - at >= gutter:
-        free.append((at, hi))
-    return free
-
-
-def _intersect(a: list[tuple[float, float]], b: list[tuple[float, float]], gutter: float) -> list[tuple[float, float]]:
-    out = []
-    for a0, a1 in a:
-        for b0, b1 in b:
-            lo, hi = max(a0, b0), min(a1, b1)
-            if hi - lo >= gutter:
-                out.append((lo, hi))
-    return out
-
-
-def _groups(blocks: list[_Block], gutter: float) -> list[list[_Block]]:
-    """Consecutive bands that share a vertical gutter go together (the lines of a
-    three-column stretch, the rows of a table); a band across the page (a heading over
-    the columns) stands alone, and so does a band far below the one before it (under
-    a figure, a new stretch of columns begins)."""
-    lo, hi = min(b.x0 for b in blocks), max(b.x1 for b in blocks)
-    most_gap = 2.0 * _line_height(blocks)
-    groups: list[list[_Block]] = []
-    common: list[tuple[float, float]] = []
-    bottom = -math.inf
-    for band in _bands(blocks):
-        free = _free(band, lo, hi, gutter)
-        shared = _intersect(common, free, gutter) if groups else []
-        # the band keeps every gutter of the group open (a table's row under the
-        # columns may leave one open and bridge the other)
-        kept = all(any(c0 <= a and b <= c1 for a, b in shared) for c0, c1 in common if c0 > lo and c1 < hi)
-        inner = [(a, b) for a, b in shared if a > lo and b < hi]
-        near = min(b.y0 for b in band) - bottom <= most_gap    # no figure or wide space between
-        if groups and inner and kept and near:
-            groups[-1].extend(band)
-            common = shared
-        else:
-            groups.append(list(band))
-            common = free
-        bottom = max(b.y1 for b in band)
-    return groups
-
-
-def _columns(blocks: list[_Block], gutter: float) -> list[list[_Block]] | None:
-    """``blocks`` split at the vertical gutters between them, when every piece is a
-    column of text: wide, more than one line, its blocks not level with the other
-    pieces' blocks. None otherwise (a table: narrow columns, or cells in rows; one
-    line of cells), so that the rows are read across."""
-    pieces: list[list[_Block]] = []
-    right = -math.inf
-    for b in sorted(blocks, key=lambda b: b.x0):
-        if pieces and b.x0 - right < gutter:
-            pieces[-1].append(b)
-            right = max(right, b.x1)
-        else:
-            pieces.append([b])
-            right = b.x1
-    if len(pieces) < 2:
-        return None
-    h = _line_height(blocks)
-    for piece in pieces:
-        width = max(b.x1 for b in piece) - min(b.x0 for b in piece)
-        if width < COLUMN_WIDTH * h or sum(len(b.segs) for b in piece) < 2:
-            return None
-    if _row_aligned(pieces, h) >= 0.5:
-        return None
-    return pieces
-
-
-def _row_aligned(pieces: list[list[_Block]], h: float) -> float:
-    """The share of lines in small blocks (up to four lines: a table cell) level with
-    a block of another piece (same top or same middle): most lines in a table's rows,
-    few in columns of running text, whose long blocks only start level."""
-    def near(values: list[tuple[float, int]], value: float, within: float, piece: int) -> bool:
-        at = bisect.bisect_left(values, (value - within, -1))
-        while at < len(values) and values[at][0] <= value + within:
-            if values[at][1] != piece:
-                return True
-            at += 1
-        return False
-
-    tops = sorted((b.y0, i) for i, p in enumerate(pieces) for b in p)
-    middles = sorted(((b.y0 + b.y1) / 2, i) for i, p in enumerate(pieces) for b in p)
-    level = sum(len(b.segs) for i, p in enumerate(pieces) for b in p
-                if len(b.segs) <= 4 and (near(tops, b.y0, 0.5 * h, i) or near(middles, (b.y0 + b.y1) / 2, 0.5 * h, i)))
-    return level / sum(len(b.segs) for p in pieces for b in p)
-
-
-def _rows(blocks: list[_Block]) -> list[list[_Block]]:
-    """Blocks side by side in rows (a table's cells), top to bottom, each row left to right."""
-    rows: list[list[_Block]] = []
-    top = bottom = 0.0
-    for b in sorted(blocks, key=lambda b: (b.y0, b.x0)):
-        if rows:
-            overlap = min(bottom, b.y1) - max(top, b.y0)
-            if overlap >= 0.5 * min(bottom - top, b.y1 - b.y0):
-                rows[-1].append(b)
-                top, bottom = min(top, b.y0), max(bottom, b.y1)
-                continue
-        rows.append([b])
-        top, bottom = b.y0, b.y1
-    return [sorted(row, key=lambda b: b.x0) for row in rows]
-
-
-def _order(blocks: list[_Block], gutter: float, depth: int = 0) -> list[list[_Block]]:
-    """The rows of ``blocks`` in reading order: bands top to bottom, a stretch of
-    columns column by column, what is neither row by row."""
-    if len(blocks) <= 1 or depth > 50:
-        return _rows(blocks)
-    groups = _groups(blocks, gutter)
-    if len(groups) > 1:
-        return [row for g in groups for row in _order(g, gutter, depth + 1)]
-    columns = _columns(blocks, gutter)
-    if columns is not None:
-        return [row for c in columns for row in _order(c, gutter, depth + 1)]
-    return _rows(blocks)
-
-
-# ------------------------------------------------------------------ rows → lines of text
-
-@dataclass
-class _Line:
-    """A line of a page's text in reading order: where it sits (0 at the top of the
-    page, 1 at the bottom), whether a paragraph starts at it, and whether it is at the
-    page's top or bottom edge, where running headers and page numbers are."""
-
-    text: str
-    top: float
-    bottom: float
-    para: bool = False
-    edge: bool = False
-
-
-def _fix_text(text: str) -> str:
-    """NFC, ligatures spelled out, surrogate halves joined or dropped, spaces single."""
-    if any(0xD800 <= ord(c) <= 0xDFFF for c in text):
-        text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "ignore")
-    text = unicodedata.normalize("NFC", text.translate(_LIGATURES))
-    return re.sub(r"[ \t]{2,}", " ", text).strip()
-
-
-def _lines(rows: list[list[_Block]], top: float, height: float) -> list[_Line]:
-    """The page's lines: a row of one block gives its segments' lines, a row of
-    several (a table row) one line of its cells. A paragraph starts after a gap
-    higher than half a line, or where the text goes back up (a new column)."""
-    lines: list[_Line] = []
-    prev_y1 = prev_y0 = None
-    for row in rows:
-        if len(row) == 1:
-            parts = [(s.text, s.y0, s.y1, s.h) for s in row[0].segs]
-        else:
-            text = " ".join(" ".join(s.text for s in b.segs) for b in row)
-            parts = [(text, min(b.y0 for b in row), max(b.y1 for b in row), min(s.h for b in row for s in b.segs))]
-        for i, (text, y0, y1, h) in enumerate(parts):
-            text = _fix_text(text)
-            if not text:
-                continue
-            para = prev_y1 is not None and i == 0 and (y0 - prev_y1 > 0.5 * h or y0 < prev_y0)
-            lines.append(_Line(text, (y0 - top) / height, (y1 - top) / height, para))
-            prev_y0, prev_y1 = y0, y1
-    return lines
-
-
-def _mark_edges(lines: list[_Line], aside: list[str]) -> list[_Line]:
-    """Flag the lines where running headers and footers sit: the three topmost and
-    three bottommost, when in the page's outer eighth (a running head sits within
-    3 cm of the edge); text set sideways (a margin note) always."""
-    by_top = sorted(range(len(lines)), key=lambda i: lines[i].top)
-    for i in by_top[:3]:
-        if lines[i].top < EDGE:
-            lines[i].edge = True
-    for i in by_top[-3:]:
-        if lines[i].bottom > 1 - EDGE:
-            lines[i].edge = True
-    for text in aside:
-        text = _fix_text(text)
-        if text:
-            lines.append(_Line(text, 1.0, 1.0, True, True))
-    return lines
-
-
-def page_lines(textpage, bbox: tuple[float, float, float, float]) -> tuple[list[_Line], _PageChars]:
-    """One page's text lines in reading order, from its PDFium text page; ``bbox`` is
-    the page's (left, bottom, right, top), to place each line between top and bottom."""
-    chars = _PageChars(textpage)
-    segs, aside = _segments(chars)
-    if not segs:
-        return _mark_edges([], aside), chars
-    blocks = _blocks(segs)
-    h = _line_height(blocks)
-    rows = _order(blocks, gutter=max(0.5 * h, 2.0))
-    _, top, _, bottom = _reading_box(bbox, chars.main_quadrant())
-    return _mark_edges(_lines(rows, top, max(bottom - top, 1.0)), aside), chars
-
-
-def _ocr_lines(text: str) -> list[_Line]:
-    """OCR'd text as page lines: positions by line number, the first and last two at the edges."""
-    raw_lines = text.splitlines()
-    n = max(len(raw_lines), 1)
-    lines: list[_Line] = []
-    blank = False
-    for i, line in enumerate(raw_lines):
-        line = _fix_text(line)
-        if not line:
-            blank = True
-            continue
-        lines.append(_Line(line, i / n, (i + 1) / n, blank and bool(lines)))
-        blank = False
-    for line in lines[:2] + lines[-2:]:
-        line.edge = True
-    return lines
-
-
-# ------------------------------------------------------------------ running headers, page numbers
-
-_PAGE_NUMBER = re.compile(
-    r"[-–—\s]*(?:\d{1,5}|[ivxlcdm]{1,7})[-–—\s]*"
-    r"|(?:page|p\.|pg\.?)\s*\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?"
-    r"|\d{1,4}\s*(?:/|of)\s*\d{1,4}"
-    r"|[-–—\s]*\d{1,4}\s*(?:쪽|페이지|면)[-–—\s]*"
-    r"|[-–—\s]*\d{1,4}\s*/\s*\d{1,4}\s*(?:쪽|페이지)?[-–—\s]*",
-    re.IGNORECASE)
-
-
-def is_page_number(text: str) -> bool:
-    """Whether a line is only a page number: ``3``, ``- 3 -``, ``iv``, ``Page 3 of 10``,
-    ``3 / 27``, ``3쪽``."""
-    return bool(_PAGE_NUMBER.fullmatch(text.strip()))
-
-
-def _repeat_key(text: str) -> str:
-    """What a running header keeps from page to page: its text without digits or
-    spaces; "" for a line without letters (a date, a number), which is never one."""
-    key = re.sub(r"[\d\s]+", "", text.lower())
-    return key if any(ch.isalpha() for ch in key) else ""
-
-
-def drop_running_lines(pages: list[list[_Line]]) -> int:
-    """Remove, in place, the page-edge lines that are page numbers or repeat (modulo
-    digits) at the edges of many pages: on at least two pages and three in ten of the
-    pages with text. Returns how many lines went."""
-    with_text = sum(1 for lines in pages if lines)
-    seen: Counter[str] = Counter()
-    for lines in pages:
-        seen.update({key for line in lines if line.edge and (key := _repeat_key(line.text))})
-    need = max(2, math.ceil(0.3 * with_text))
-    running = {key for key, n in seen.items() if n >= need}
-    dropped = 0
-    for lines in pages:
-        keep = [line for line in lines
-                if not (line.edge and (is_page_number(line.text) or _repeat_key(line.text) in running))]
-        dropped += len(lines) - len(keep)
-        lines[:] = keep
-    return dropped
-
-
-# ------------------------------------------------------------------ lines → page text
-
-_WORD = re.compile(r"[^\W\d_]+")
-
-
-def _join(lines: list[_Line], words: set[str]) -> str:
-    """A page's lines as text: paragraphs apart by a blank line, lines by a newline.
-    A word broken at a hyphen at a line end is joined again: without the hyphen where
-    the document spells the joined word whole elsewhere (``investi-`` ``gation``),
-    else keeping it (``non-normal``, ``Soekarno-Hatta``, ``FAA–2020``): a hyphen
-    at a line end may be the word's own, and only the text can tell."""
-    out: list[str] = []
-    for line in lines:
-        text = line.text
-        prev = out[-1] if out else ""
-        if (not line.para and prev[-1:] in "-‐–" and len(prev) > 1 and prev[-2].isalnum()
-                and text[:1].isalnum()):
-            left, right = _WORD.findall(prev[:-1]), _WORD.findall(text)
-            whole = (left[-1] + right[0]).lower() if left and right and prev[-1] != "–" else ""
-            out[-1] = (prev[:-1] if whole in words and prev[-2].islower() and text[:1].islower()
-                       else prev) + text
-            continue
-        if out:
-            out.append("\n\n" if line.para else "\n")
-        out.append(text)
-    return "".join(out)
-
-
-def _document_words(pages: list[list[_Line]]) -> set[str]:
-    """Every word of the document, lowercased: what tells a hyphenated word from a compound."""
-    return {w.lower() for lines in pages for line in lines for w in _WORD.findall(line.text)}
 
 
 # ------------------------------------------------------------------ outline, title
@@ -614,7 +79,7 @@ def _outline(pdf) -> list[_Mark]:
     try:
         for n, bookmark in enumerate(pdf.get_toc(max_depth=12)):
             title = " ".join(unicodedata.normalize("NFC", bookmark.get_title() or "").split())
-            title = "".join(ch for ch in title if _char_code(ord(ch)) is not None)
+            title = "".join(ch for ch in title if char_code(ord(ch)) is not None)
             while stack and stack[-1][0] >= bookmark.level:
                 stack.pop()
             if not title:
@@ -646,7 +111,7 @@ def meaningful_title(title: str | None) -> str:
     """The metadata title when it names the document; "" for an empty one, a file
     name (``Microsoft Word - x.doc``, ``report.pdf``), ``Untitled`` or one without letters."""
     title = " ".join(unicodedata.normalize("NFC", title or "").split())
-    title = "".join(ch for ch in title if _char_code(ord(ch)) is not None).strip()
+    title = "".join(ch for ch in title if char_code(ord(ch)) is not None).strip()
     if not title or _FILE_TITLE.fullmatch(title) or not any(ch.isalpha() for ch in title):
         return ""
     if re.fullmatch(r"[\w.-]+", title) and ("_" in title or re.search(r"\d{3,}", title)):
@@ -694,7 +159,7 @@ def _coverage(page) -> tuple[float, int]:
     return min(area / max(width * height, 1.0), 1.0), paths
 
 
-def _ocr_reason(page, chars: _PageChars, lines: list[_Line]) -> str:
+def _ocr_reason(page, chars: PageChars, lines: list[Line]) -> str:
     """Why OCR should read a page: ``"no text"`` (a scan, or text drawn as outlines),
     ``"garbled"`` (most characters have no Unicode meaning), ``"image"`` (little text
     beside images covering much of the page: a scanned figure with a caption); ""
@@ -728,7 +193,7 @@ class _Pages:
     """What reading the pages gave: each page's lines, and the pages OCR should have
     read but did not (no text layer; mostly an image) or failed on."""
 
-    lines: list[list[_Line]] = field(default_factory=list)
+    lines: list[list[Line]] = field(default_factory=list)
     unread: list[int] = field(default_factory=list)
     imaged: list[int] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
@@ -753,7 +218,7 @@ def _read_pages(pdf, ctx: ReadContext) -> _Pages:
             reason = _ocr_reason(page, chars, lines)
             if (reason or ctx.ocr == "always") and not ocr_missing:
                 try:
-                    read = _ocr_lines(_ocr_page(page))
+                    read = ocr_lines(_ocr_page(page))
                     if read or reason == "garbled":
                         lines = read
                 except ReadError as exc:
@@ -770,7 +235,7 @@ def _read_pages(pdf, ctx: ReadContext) -> _Pages:
     return out
 
 
-def _sections(pages: list[list[_Line]], marks: list[_Mark], boxes: list[tuple[float, float, float, float]]):
+def _sections(pages: list[list[Line]], marks: list[_Mark], boxes: list[tuple[float, float, float, float]]):
     """The document's sections: page texts under the outline's headings, one mark a page."""
     sections = []
     path: tuple[str, ...] = ()
@@ -785,7 +250,7 @@ def _sections(pages: list[list[_Line]], marks: list[_Mark], boxes: list[tuple[fl
             sections.append(section)
         pieces.clear()
 
-    words = _document_words(pages)
+    words = document_words(pages)
     for index, lines in enumerate(pages):
         lines = list(lines)
         at = 0
@@ -793,19 +258,71 @@ def _sections(pages: list[list[_Line]], marks: list[_Mark], boxes: list[tuple[fl
         for mark in by_page.get(index, []):
             split = _heading_line(lines, at, mark, boxes[index])
             if split > at:
-                pieces.append((loc, _join(lines[at:split], words)))
+                pieces.append((loc, join_lines(lines[at:split], words)))
             close()
             path = mark.path
             if split < len(lines) and _compact(lines[split].text) == _compact(mark.path[-1]):
                 del lines[split]                # the heading's own line: its text is in the path
             at = split
         if at < len(lines):
-            pieces.append((loc, _join(lines[at:], words)))
+            pieces.append((loc, join_lines(lines[at:], words)))
     close()
     return sections
 
 
-def _heading_line(lines: list[_Line], start: int, mark: _Mark, bbox: tuple[float, float, float, float]) -> int:
+def _korean(pages: list[list[Line]]) -> bool:
+    """Whether the text is Korean (Hangul a fifth of its letters or more): numbered
+    headings are Korean official documents' way; in English "(6) In the ..." is a list."""
+    from chaja.language import hangul_share
+
+    return hangul_share("".join(line.text for lines in pages[:50] for line in lines)) >= 0.2
+
+
+def _paragraphs(pages: list[list[Line]]) -> list[tuple[int, list[Line]]]:
+    """(page index, lines) of each paragraph in reading order, a page break ending one;
+    a page's first line starts one only where it reads as a numbered heading."""
+    from chaja.readers.headings import numbered_heading_level
+
+    paras: list[tuple[int, list[Line]]] = []
+    for index, lines in enumerate(pages):
+        for i, line in enumerate(lines):
+            opens = line.para or (i == 0 and numbered_heading_level(line.text) is not None)
+            if paras and paras[-1][0] == index and not opens:
+                paras[-1][1].append(line)
+            else:
+                paras.append((index, [line]))
+    return paras
+
+
+def _numbered_sections(pages: list[list[Line]]) -> list:
+    """Sections of a PDF without an outline: by the numbered headings of Korean official
+    documents (``Ⅰ.``, ``1.``, ``□``, ``가.``: :func:`chaja.readers.headings.numbered_levels`,
+    runs of numbered items in sequence being lists), each paragraph marked with its page."""
+    paras = _paragraphs(pages)
+    levels = numbered_levels([Block("\n".join(line.text for line in lines)) for _, lines in paras])
+    words = document_words(pages)
+    sections, path, pieces = [], [], []
+
+    def close() -> None:
+        section = located_section(tuple(h for _, h in path), pieces)
+        if section is not None:
+            sections.append(section)
+        pieces.clear()
+
+    for (index, lines), level in zip(paras, levels):
+        if level is not None:
+            close()
+            while path and path[-1][0] >= level:
+                path.pop()
+            path.append((level, " ".join(lines[0].text.split())))
+            lines = lines[1:]
+        if lines:
+            pieces.append((Location("page", index + 1, index + 1), join_lines(lines, words)))
+    close()
+    return sections
+
+
+def _heading_line(lines: list[Line], start: int, mark: _Mark, bbox: tuple[float, float, float, float]) -> int:
     """Where on its page an outline entry's heading starts: the line that reads as
     the heading, else the first line below the point it targets, else the page's top."""
     title = _compact(mark.path[-1])
@@ -844,7 +361,13 @@ def read(ctx: ReadContext) -> Iterator[Document]:
             pdf.close()
     _note_ocr(ctx, got, total)
     drop_running_lines(got.lines)
-    sections = _sections(got.lines, marks, boxes)
+    drop_contents_lines(got.lines)
+    if marks:
+        sections = _sections(got.lines, marks, boxes)
+    elif _korean(got.lines):
+        sections = _numbered_sections(got.lines)
+    else:
+        sections = _sections(got.lines, [], [])
     title = meta_title or (marks[0].path[0] if marks else "") or ctx.path.stem
     yield Document(ctx.doc_id, title, sections, path=str(ctx.path))
 

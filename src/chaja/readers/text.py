@@ -55,7 +55,10 @@ def text_sections(text: str, short_lines: bool = True) -> list[Section]:
     """Plain text → sections by its headings, each paragraph marked with its number;
     ``short_lines=False`` takes only numbered headings (a record's text, where a short
     line such as a list of hashtags is no heading)."""
+    from chaja.readers.contents import is_contents_line
+
     paragraphs = [p.strip() for p in _PARAGRAPH_BREAK.split(text) if p.strip()]
+    paragraphs = ["\n".join(line for line in p.split("\n") if not is_contents_line(line)) for p in paragraphs]
     sections: list[Section] = []
     path: list[tuple[int, str]] = []          # (level, heading) open above the current text
     pieces: list[tuple[Location, str]] = []
@@ -67,6 +70,8 @@ def text_sections(text: str, short_lines: bool = True) -> list[Section]:
         pieces.clear()
 
     for n, paragraph in enumerate(paragraphs, 1):
+        if not paragraph.strip():
+            continue                          # a table of contents, dropped (it keeps its number)
         found = _split_heading(paragraph, n < len(paragraphs), short_lines)
         if found is not None:
             level, heading, paragraph = found
