@@ -1,3 +1,9 @@
+import re
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from chaja import markup
 from chaja.markup import clean_inline, fenced, html_sections, markdown_sections, split_front_matter
 
 
@@ -37,3 +43,73 @@ def test_fenced_closes_on_the_same_marker_at_least_as_long():
     lines = ["a", "````md", "```js", "# code", "```", "~~~", "````", "b", "~~~", "x", "```", "~~~"]
     assert [p for _, p in fenced(lines)] == [
         "text", "fence", "code", "code", "code", "code", "fence", "text", "fence", "code", "code", "fence"]
+
+
+# The clean-up passes were rewritten to run in linear time (see
+# test_markup_adversarial.py); on ordinary input they must do what the regexes they
+# replace did. These are those regexes, safe to run on short strings.
+_OLD_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_OLD_TAG = re.compile(r"</?[A-Za-z][\w.:-]*(?:\s+(?:[^<>\"'{}]|\"[^\"]*\"|'[^']*'|\{[^{}]*\})*)?\s*/?>")
+_OLD_SUBS = [   # (pattern, replacement, the new function)
+    (re.compile(r"\{/\*.*?\*/\}", re.S), "", lambda s: markup._strip_delimited(s, "{/*", "*/}")),
+    (re.compile(r"<!--.*?-->", re.S), "", lambda s: markup._strip_delimited(s, "<!--", "-->")),
+    (re.compile(r"!\[([^\]]*)\]\([^)]*\)"), r"\1", lambda s: markup._strip_brackets(s, "![", 0, "()")),
+    (re.compile(r"\[([^\]]+)\]\([^)]*\)"), r"\1", lambda s: markup._strip_brackets(s, "[", 1, "()")),
+    (re.compile(r"\[([^\]]+)\]\[[^\]]*\]"), r"\1", lambda s: markup._strip_brackets(s, "[", 1, "[]")),
+    (_OLD_TAG, " ", markup._strip_tags),
+    (re.compile(r"^\s*(```+|~~~+).*?^\s*\1\s*$", re.S | re.M), " ", markup._strip_fenced_blocks),
+]
+_OLD_RULE = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
+_OLD_MDX_STATEMENT = re.compile(r"^\s*(import|export)\s.+$")
+
+
+def _groups(m):
+    return m and (m.span(), m.groups())
+
+
+_settings = settings(max_examples=300, deadline=None, derandomize=True, database=None,
+                     suppress_health_check=[HealthCheck.too_slow])
+
+
+@_settings
+@given(st.text(alphabet="#ab \t\xa0\r\n", max_size=24))
+def test_heading_matches_as_before(s):
+    for line in (s, "#" + s, "# " + s):
+        assert _groups(markup.HEADING.match(line)) == _groups(_OLD_HEADING.match(line)), repr(line)
+
+
+@_settings
+@given(st.text(alphabet="<>/ab \"'{}=.:-\n![]()*`~{/*}!-", max_size=30))
+def test_substitutions_match_as_before(s):
+    for old, repl, new in _OLD_SUBS:
+        assert new(s) == old.sub(repl, s), (old.pattern, s)
+
+
+@_settings
+@given(st.lists(st.sampled_from(
+    ["```", "````", "~~~", "~~~~", "``````", "  ```", "```js", "``` ", "", " ", "\t", "a", "`x`", "~~~ "]),
+    max_size=12))
+def test_fenced_blocks_close_as_before(lines):
+    s = "\n".join(lines)
+    old, repl, new = _OLD_SUBS[-1]
+    assert new(s) == old.sub(repl, s), s
+
+
+@_settings
+@given(st.text(alphabet=" \t\n-*_ximportexp", max_size=20))
+def test_rules_and_mdx_statements_match_as_before(s):
+    assert bool(markup._RULE.match(s)) == bool(_OLD_RULE.match(s))
+    assert _groups(markup._MDX_STATEMENT.match(s)) == _groups(_OLD_MDX_STATEMENT.match(s))
+
+
+def test_examples_of_the_rewritten_passes():
+    assert markup.HEADING.match("## Title ##  ").groups() == ("##", "Title")
+    assert markup.HEADING.match("# C# and F#").group(2) == "C# and F"   # (a closing # goes)
+    assert markup.HEADING.match("# a # #").group(2) == "a #"
+    assert markup.HEADING.match("####### seven") is None
+    assert clean_inline('<a href="x>y" title=\'q\'>link</a> and <b {...props}>b</b>') == "link and b"
+    assert clean_inline("<a {x{y}}>z") == "<a {x{y}}>z"   # nested braces: not a tag
+    assert clean_inline("![alt](i.png) [text](u) [ref][r] [no link]") == "alt text ref [no link]"
+    assert clean_inline("[a [b](c)") == "a [b"   # the label runs from the first [
+    assert markup.prose("x\n````md\n```js\ny\n```\n````\nz `code` w") == "x\n \nz   w"
+    assert markup.prose("```\nunclosed\n") == " `\nunclosed\n"   # no closing fence: `` is inline code
