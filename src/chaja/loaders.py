@@ -175,7 +175,7 @@ def read_file(path: Path, doc_id: str, report: LoadReport, *, ocr: str = "auto",
     report.formats[fmt.name] += 1
     if ctx.partial:
         report.partial.append(str(path))
-    if ctx.encoding and ctx.encoding not in ("utf-8", "ascii"):
+    if ctx.encoding and ctx.encoding not in ("utf-8", "utf-8-sig", "utf_8", "ascii"):
         report.encodings[str(path)] = ctx.encoding
     report.problems.extend(_note(path, n) for n in ctx.notes)
     yield from docs

@@ -79,7 +79,7 @@ def read_shared(name: str, **kw) -> tuple:
 def test_korean_work_plan_pages_tables_and_page_numbers():
     doc, ctx = read_shared("nikl-work-plan-2022.pdf")
     assert ctx.notes == []
-    assert doc.title == "nikl-work-plan-2022"          # no metadata title, no outline
+    assert doc.title == "2022년 국립국어원 업무계획"      # no metadata title, no outline: the first line
     assert doc.path.endswith("nikl-work-plan-2022.pdf") and doc.id == "nikl-work-plan-2022"
     # no outline: the numbered headings of a Korean report make the heading path
     paths = [s.heading_path for s in doc.sections]

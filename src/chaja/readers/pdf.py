@@ -270,6 +270,18 @@ def _sections(pages: list[list[Line]], marks: list[_Mark], boxes: list[tuple[flo
     return sections
 
 
+def _first_line_title(pages: list[list[Line]]) -> str:
+    """The first page's first line, where it reads as a title: at most 80 characters,
+    with letters, no numbered heading (that opens a section), no sentence."""
+    from chaja.readers.headings import numbered_heading_level
+
+    first = next((lines[0].text for lines in pages[:1] if lines), "").strip()
+    if (0 < len(first) <= 80 and any(ch.isalpha() for ch in first) and numbered_heading_level(first) is None
+            and not first.endswith((".", "다"))):
+        return first
+    return ""
+
+
 def _korean(pages: list[list[Line]]) -> bool:
     """Whether the text is Korean (Hangul a fifth of its letters or more): numbered
     headings are Korean official documents' way; in English "(6) In the ..." is a list."""
@@ -368,7 +380,7 @@ def read(ctx: ReadContext) -> Iterator[Document]:
         sections = _numbered_sections(got.lines)
     else:
         sections = _sections(got.lines, [], [])
-    title = meta_title or (marks[0].path[0] if marks else "") or ctx.path.stem
+    title = meta_title or (marks[0].path[0] if marks else "") or _first_line_title(got.lines) or ctx.path.stem
     yield Document(ctx.doc_id, title, sections, path=str(ctx.path))
 
 

@@ -2,7 +2,7 @@
 
 The encoding is found from the file's first megabyte: a byte-order mark (UTF-8,
 UTF-16), else strict UTF-8, else strict CP949 (which covers EUC-KR), else
-charset-normalizer's best guess; one that is not UTF-8 is named in ``ctx.notes``.
+charset-normalizer's best guess; one that is not UTF-8 is reported (``ctx.encoding``).
 The delimiter is :class:`csv.Sniffer`'s when the first 64 KB bear it out, else the
 one of comma, tab, semicolon and pipe that splits those rows most evenly. The file
 is then streamed, so its size bounds only the document it makes; one whose quotes
@@ -113,8 +113,7 @@ def read(ctx: ReadContext) -> Iterator[Document]:
         head = f.read(HEAD_BYTES)
         whole = not f.read(1)
     encoding = detect_encoding(head, whole)
-    if encoding not in ("utf-8", "utf-8-sig", "ascii"):
-        ctx.notes.append(f"read as {_name(encoding)}")
+    ctx.encoding = codecs.lookup(encoding).name      # the loader reports one that is not UTF-8
     with open(path, encoding=encoding, errors="replace", newline="") as stream:
         dialect = detect_dialect(_sample(stream), path.suffix.lower())
     try:
