@@ -197,6 +197,7 @@ class _Pages:
     unread: list[int] = field(default_factory=list)
     imaged: list[int] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    ocred: list[int] = field(default_factory=list)       # pages read by OCR
 
 
 def _read_pages(pdf, ctx: ReadContext) -> _Pages:
@@ -221,6 +222,7 @@ def _read_pages(pdf, ctx: ReadContext) -> _Pages:
                     read = ocr_lines(_ocr_page(page))
                     if read or reason == "garbled":
                         lines = read
+                        out.ocred.append(index + 1)
                 except ReadError as exc:
                     out.failures.append(f"page {index + 1}: {exc}")
             elif reason in ("no text", "garbled"):
@@ -380,7 +382,8 @@ def read(ctx: ReadContext) -> Iterator[Document]:
         sections = _numbered_sections(got.lines)
     else:
         sections = _sections(got.lines, [], [])
-    title = meta_title or (marks[0].path[0] if marks else "") or _first_line_title(got.lines) or ctx.path.stem
+    first_line = "" if 1 in got.ocred else _first_line_title(got.lines)      # OCR's first line is often noise
+    title = meta_title or (marks[0].path[0] if marks else "") or first_line or ctx.path.stem
     yield Document(ctx.doc_id, title, sections, path=str(ctx.path))
 
 
