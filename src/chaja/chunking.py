@@ -8,7 +8,8 @@ and the location its text came from (the pages, slides, rows or paragraphs its
 span of the section touches: :func:`chaja.documents.locate`).
 
 A chunk's language is its document's unless the document's language was detected
-(not given) and the chunk's own letters say otherwise decisively (:func:`chunk_language`).
+(not given) and the chunk's own letters say otherwise decisively: a Korean paragraph
+on an English page is Korean (:func:`chunk_language`).
 """
 from __future__ import annotations
 
@@ -79,19 +80,17 @@ MIN_LETTERS = 40
 
 def chunk_language(doc: Document, text: str) -> str:
     """The chunk's language: its document's, unless the document's was detected rather
-    than given and the chunk's own letters decide otherwise beyond doubt: Hangul at least
-    half of them in an English document (a Korean paragraph on an English page), or none
-    (under 2%) in a Korean one, with at least :data:`MIN_LETTERS` letters either way."""
-    if not doc.lang_detected or doc.lang not in ("ko", "en"):
+    than given, it is English, and the chunk has at least :data:`MIN_LETTERS` letters,
+    half of them Hangul or more (a Korean paragraph on an English page).
+
+    The other way (English chunks of Korean pages) is not taken: on the React docs it
+    took 685 of 8,273 chunks, mostly code and untranslated changelogs in Korean pages,
+    to English, and the natural test split fell 0.791 -> 0.782 (ko->en 0.715 -> 0.698)."""
+    if not doc.lang_detected or doc.lang != "en":
         return doc.lang
     letters = sum(1 for ch in text if ch.isalpha())
-    if letters < MIN_LETTERS:
-        return doc.lang
-    share = hangul_share(text)
-    if doc.lang == "en" and share >= 0.5:
+    if letters >= MIN_LETTERS and hangul_share(text) >= 0.5:
         return "ko"
-    if doc.lang == "ko" and share < 0.02:
-        return "en"
     return doc.lang
 
 
