@@ -46,15 +46,17 @@ class Client:
         self.timeout = timeout
 
     # ---- transport ---------------------------------------------------------
-    def request(self, method: str, path: str, body: object | None = None, params: Mapping | None = None):
+    def request(self, method: str, path: str, body: object | None = None, params: Mapping | None = None,
+                raw: bytes | None = None):
+        """One request: ``body`` sent as JSON, or ``raw`` bytes as they are."""
         url = self.url + path
         if params:
             url += "?" + urllib.parse.urlencode({k: v for k, v in params.items() if v is not None})
-        data = None if body is None else json.dumps(body, ensure_ascii=False).encode("utf-8")
+        data = raw if raw is not None else None if body is None else json.dumps(body, ensure_ascii=False).encode("utf-8")
         req = urllib.request.Request(url, data=data, method=method)
         req.add_header("Accept", "application/json")
         if data is not None:
-            req.add_header("Content-Type", "application/json")
+            req.add_header("Content-Type", "application/octet-stream" if raw is not None else "application/json")
         if self.api_key:
             req.add_header("Authorization", f"Bearer {self.api_key}")
         try:
@@ -72,6 +74,15 @@ class Client:
         return json.loads(raw) if kind.startswith("application/json") else raw.decode("utf-8")
 
     # ---- routes --------------------------------------------------------------
+    def add_file(self, path: str | os.PathLike, doc_id: str | None = None) -> dict:
+        """Send one file as it is; the hub reads it (PDF, HWP, DOCX, XLSX, ... chosen by its
+        content) and indexes it: the counts, the ids, what was skipped and noticed. A file
+        the hub cannot read is a :class:`HubError` (422) with the reason."""
+        from pathlib import Path
+
+        p = Path(path)
+        return self.request("POST", "/v1/files", params={"name": p.name, "id": doc_id}, raw=p.read_bytes())
+
     def search(self, query: str, k: int | None = None, *, filters: Mapping | None = None,
                settings: Mapping | None = None, explain: bool = False) -> dict:
         body: dict = {"query": query, "explain": explain}

@@ -18,7 +18,7 @@ UNITS = {"page": ("p.", "pp."), "slide": ("slide", "slides"), "row": ("row", "ro
          "paragraph": ("¶", "¶¶")}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Location:
     """Where a piece of text sits in its file, so a result can cite it: a ``unit``
     (``page``, ``slide``, ``row``, ``paragraph``), the ``first`` and ``last`` of them it

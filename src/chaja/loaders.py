@@ -100,7 +100,7 @@ def _doc_id(path: Path, root: Path) -> str:
 
 def _has_text(doc: Document, where: str, report: LoadReport) -> bool:
     """A document with nothing but blanks would be stored without a chunk: reported, skipped."""
-    if doc.text.strip():
+    if any(not s.text.isspace() and s.text for s in doc.sections):
         return True
     report.problems.append(f"{where}: no text; skipped")
     return False

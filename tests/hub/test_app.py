@@ -28,7 +28,7 @@ ROUTES = [("POST", "/v1/search", {"query": "보증"}, False), ("GET", "/v1/docum
           ("POST", "/v1/embeddings", {"model": "chaja", "input": "x"}, False), ("GET", "/metrics", None, False),
           ("GET", "/openapi.json", None, False), ("GET", "/docs", None, False),
           ("POST", "/v1/documents", {"documents": []}, True), ("DELETE", "/v1/documents/none", None, True),
-          ("POST", "/v1/prune", {"keep": ["x"]}, True)]
+          ("POST", "/v1/prune", {"keep": ["x"]}, True), ("POST", "/v1/files?name=a.txt", None, True)]
 
 
 @pytest.mark.parametrize("method, path, body, writes", ROUTES, ids=[f"{m} {p}" for m, p, _, _ in ROUTES])
@@ -239,6 +239,23 @@ def test_get_list_and_delete_documents(hub):
     assert w.delete("tmp/a b/1") and not w.delete("tmp/a b/1")
 
 
+def test_sections_keep_their_marks_and_bad_marks_are_422(hub):
+    w = hub.writer
+    text = "첫 쪽의 본문입니다. " * 20 + "\n\n" + "둘째 쪽의 본문입니다. " * 20
+    second = text.index("둘째")
+    marks = [{"offset": 0, "unit": "page", "first": 1, "last": 1},
+             {"offset": second, "unit": "page", "first": 2, "last": 2}]
+    w.add_documents([{"id": "tmp/marked", "title": "쪽", "sections": [{"heading": [], "text": text, "marks": marks}]}])
+    chunks = w.get_document("tmp/marked")["chunk_list"]
+    assert [c["location"]["label"] for c in chunks] == ["p. 1", "p. 2"]
+    for bad in ([marks[1], marks[0]], [{**marks[0], "offset": len(text) + 1}],
+                [{**marks[0], "first": 3, "last": 2}], [{**marks[0], "unit": "chapter"}]):
+        with pytest.raises(HubError) as err:
+            w.add_documents([{"id": "tmp/bad", "title": "x", "sections": [{"text": text, "marks": bad}]}])
+        assert err.value.status == 422, bad
+    assert w.delete("tmp/marked")
+
+
 def test_prune_is_explicit(hub):
     w = hub.writer
     with pytest.raises(HubError) as err:
@@ -293,6 +310,6 @@ def test_metrics_count_requests_and_time_them(hub):
 def test_openapi_lists_every_route(hub):
     spec = hub.client().request("GET", "/openapi.json")
     paths = set(spec["paths"])
-    assert {"/v1/search", "/v1/documents", "/v1/documents/{doc_id}", "/v1/prune", "/v1/embeddings",
+    assert {"/v1/search", "/v1/documents", "/v1/documents/{doc_id}", "/v1/prune", "/v1/embeddings", "/v1/files",
             "/v1/stats", "/healthz", "/readyz", "/metrics"} <= paths
     assert "bearer" in json.dumps(spec["components"]["securitySchemes"]).lower()

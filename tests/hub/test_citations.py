@@ -148,3 +148,23 @@ def test_a_hub_fed_by_chaja_index_cites_the_same_places(folder, tmp_path):
             assert top["doc_id"].split("#")[0] == doc and cited(top["location"], unit, where), (question, top)
     finally:
         stop_hub(running)
+
+
+def test_a_file_posted_to_the_hub_is_read_there_and_cited(folder, tmp_path):
+    from chaja.client import HubError
+
+    running = start_hub(tmp_path / "hub.chaja", tmp_path / "hub.log",
+                        [f"hub.api_keys={READ_KEY}", f"hub.write_keys={WRITE_KEY}"])
+    try:
+        got = running.writer.add_file(folder / "rates.pdf")
+        assert got["ids"] == ["rates"] and got["added"] == 1 and got["skipped"] == []
+        top = running.client().search(QUESTIONS[0][0], 3)["results"][0]
+        assert top["doc_id"] == "rates" and cited(top["location"], "page", 2)
+        got = running.writer.add_file(folder / "prices.xlsx", doc_id="price-list")
+        assert got["ids"] == ["price-list#단가표"]
+        (tmp_path / "tool.pdf").write_bytes(b"\x7fELF\x02\x01\x01\x00" + bytes(200))
+        with pytest.raises(HubError) as err:
+            running.writer.add_file(tmp_path / "tool.pdf")
+        assert err.value.status == 422 and "looks like an executable" in str(err.value.detail)
+    finally:
+        stop_hub(running)

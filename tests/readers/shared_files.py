@@ -1,10 +1,13 @@
-"""The real office documents in ../shared/data/documents, read from there (never copied
-into the repository); tests that need one skip with a message where it is absent."""
+"""What the reader tests share: the real office documents in ../shared/data/documents,
+read from there (never copied into the repository; a test that needs one skips with a
+message where it is absent), and checks of a read document."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+
+from chaja.documents import Location, locate
 
 DOCUMENTS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "documents"
 
@@ -14,3 +17,22 @@ def shared_file(name: str) -> Path:
     if not path.is_file():
         pytest.skip(f"{path} is absent (the shared data sets are not beside this checkout)")
     return path
+
+
+def where(doc, phrase: str) -> tuple[tuple[str, ...], Location]:
+    """The heading path and location of the one place ``phrase`` occurs in ``doc``."""
+    found = [(s, s.text.index(phrase)) for s in doc.sections if phrase in s.text]
+    assert found, f"{phrase!r} not in the document"
+    assert len(found) == 1 and found[0][0].text.count(phrase) == 1, f"{phrase!r} occurs more than once"
+    section, at = found[0]
+    return section.heading_path, locate(section.marks, at, at + len(phrase))
+
+
+def assert_clean(doc) -> None:
+    """No control, replacement or private-use characters, and paragraph numbers that run
+    in reading order, each once."""
+    text = doc.text + "".join(h for s in doc.sections for h in s.heading_path) + doc.title
+    bad = {c for c in text if (c < " " and c not in "\n\t") or c == "\ufffd" or "\ue000" <= c <= "\uf8ff"}
+    assert not bad, f"control, replacement or private-use characters: {sorted(map(hex, map(ord, bad)))}"
+    numbers = [loc.first for s in doc.sections for _, loc in s.marks]
+    assert numbers == sorted(set(numbers)), "paragraph numbers run in reading order, each once"

@@ -10,20 +10,12 @@ import pytest
 from chaja.documents import Location
 from chaja.readers import docx as docx_reader
 from chaja.readers.base import ReadContext, ReadError
+from tests.readers.shared_files import shared_file as shared
 
 docx = pytest.importorskip("docx")
 from docx.enum.style import WD_STYLE_TYPE  # noqa: E402
 from docx.oxml import parse_xml  # noqa: E402
 from docx.oxml.ns import nsdecls  # noqa: E402
-
-SHARED = Path(__file__).parents[2] / ".." / "shared" / "data" / "documents"
-
-
-def shared(name: str) -> Path:
-    path = SHARED / name
-    if not path.is_file():
-        pytest.skip(f"shared test document {name} is absent (expected in {SHARED.resolve()})")
-    return path
 
 
 def read(path: Path, doc_id: str = "doc"):

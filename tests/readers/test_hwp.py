@@ -13,23 +13,17 @@ from pathlib import Path
 
 import pytest
 
-from chaja.documents import Location, locate
+from chaja.documents import Location
 from chaja.readers import hwp
 from chaja.readers.base import ReadContext, ReadError
+from tests.readers import shared_files
+from tests.readers.shared_files import shared_file as shared, where
 from chaja.readers.registry import format_of
 
 olefile = pytest.importorskip("olefile", reason="the HWP reader needs olefile (the 'documents' extra)")
 
-DOCS = Path(__file__).parents[2] / ".." / "shared" / "data" / "documents"
 SHARED = ["tika-intro-ko.hwp", "regulatory-impact-urban-complex-dev.hwp", "nts-tax-ruling-rnd-credit-2009.hwp",
           "distribution-bid-notice-2024.hwp"]
-
-
-def shared(name: str) -> Path:
-    path = DOCS / name
-    if not path.is_file():
-        pytest.skip(f"shared sample {name} not found in {DOCS.resolve()} (the ../shared/data checkout)")
-    return path
 
 
 _read_cache: dict[str, object] = {}
@@ -45,21 +39,8 @@ def read(path: Path):
     return _read_cache[key]
 
 
-def where(doc, phrase: str) -> tuple[tuple[str, ...], Location]:
-    """The heading path and paragraph of the one place ``phrase`` occurs."""
-    found = [(s, s.text.index(phrase)) for s in doc.sections if phrase in s.text]
-    assert len(found) == 1, f"{phrase!r} occurs in {len(found)} sections"
-    section, at = found[0]
-    assert section.text.count(phrase) == 1
-    return section.heading_path, locate(section.marks, at, at + len(phrase))
-
-
 def assert_clean(doc) -> None:
-    text = doc.text + "".join(h for s in doc.sections for h in s.heading_path) + doc.title
-    bad = {c for c in text if (c < " " and c not in "\n\t") or c == "\ufffd" or "\ue000" <= c <= "\uf8ff"}
-    assert not bad, f"control, replacement or private-use characters: {sorted(map(hex, map(ord, bad)))}"
-    numbers = [loc.first for s in doc.sections for _, loc in s.marks]
-    assert numbers == sorted(set(numbers)), "paragraph numbers run in reading order, each once"
+    shared_files.assert_clean(doc)
     assert all(s.marks and s.marks[0][0] == 0 for s in doc.sections)
 
 

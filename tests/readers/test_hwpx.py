@@ -11,20 +11,14 @@ from xml.sax.saxutils import escape
 
 import pytest
 
-from chaja.documents import Location, locate
+from chaja.documents import Location
 from chaja.readers import hwpx
 from chaja.readers.base import ReadContext, ReadError
+from tests.readers import shared_files
+from tests.readers.shared_files import shared_file as shared, where
 from chaja.readers.registry import format_of
 
-DOCS = Path(__file__).parents[2] / ".." / "shared" / "data" / "documents"
 SHARED = ["mfds-admin-notice-2025.hwpx", "public-data-standard-2023.hwpx", "regulatory-impact-aged-planned-city.hwpx"]
-
-
-def shared(name: str) -> Path:
-    path = DOCS / name
-    if not path.is_file():
-        pytest.skip(f"shared sample {name} not found in {DOCS.resolve()} (the ../shared/data checkout)")
-    return path
 
 
 def read(path: Path):
@@ -34,20 +28,8 @@ def read(path: Path):
     return docs[0]
 
 
-def where(doc, phrase: str) -> tuple[tuple[str, ...], Location]:
-    found = [(s, s.text.index(phrase)) for s in doc.sections if phrase in s.text]
-    assert len(found) == 1, f"{phrase!r} occurs in {len(found)} sections"
-    section, at = found[0]
-    assert section.text.count(phrase) == 1
-    return section.heading_path, locate(section.marks, at, at + len(phrase))
-
-
 def assert_clean(doc) -> None:
-    text = doc.text + "".join(h for s in doc.sections for h in s.heading_path) + doc.title
-    bad = {c for c in text if (c < " " and c not in "\n\t") or c == "\ufffd" or "\ue000" <= c <= "\uf8ff"}
-    assert not bad, f"control, replacement or private-use characters: {sorted(map(hex, map(ord, bad)))}"
-    numbers = [loc.first for s in doc.sections for _, loc in s.marks]
-    assert numbers == sorted(set(numbers)), "paragraph numbers run in reading order, each once"
+    shared_files.assert_clean(doc)
 
 
 def raw_text_chars(path: Path) -> int:

@@ -17,19 +17,12 @@ from chaja.documents import Location, locate
 from chaja.readers import image as image_reader
 from chaja.readers.base import ReadContext, ReadError
 from chaja.readers.registry import format_of
+from tests.readers.shared_files import shared_file as shared, where
 
 pytest.importorskip("pypdfium2", reason="the PDF reader needs pypdfium2 (the 'documents' extra)")
 from chaja.readers import pdf as pdf_reader  # noqa: E402
 
-DOCS = Path(__file__).parents[2] / ".." / "shared" / "data" / "documents"
 NANUM = Path("/usr/share/fonts/truetype/nanum/NanumGothic.ttf")
-
-
-def shared(name: str) -> Path:
-    path = DOCS / name
-    if not path.is_file():
-        pytest.skip(f"shared sample {name} not found in {DOCS.resolve()} (the ../shared/data checkout)")
-    return path
 
 
 def read(path: Path, **kw) -> tuple:
@@ -40,13 +33,6 @@ def read(path: Path, **kw) -> tuple:
     return docs[0], ctx
 
 
-def where(doc, phrase: str) -> tuple:
-    """The heading path and location of the one place ``phrase`` occurs in ``doc``."""
-    found = [(s, s.text.index(phrase)) for s in doc.sections if phrase in s.text]
-    assert found, f"{phrase!r} not in the document"
-    assert len(found) == 1 and found[0][0].text.count(phrase) == 1, f"{phrase!r} occurs more than once"
-    section, at = found[0]
-    return section.heading_path, locate(section.marks, at, at + len(phrase))
 
 
 def page(n: int) -> Location:

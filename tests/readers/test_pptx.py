@@ -10,18 +10,10 @@ import pytest
 from chaja.documents import Location
 from chaja.readers import pptx as pptx_reader
 from chaja.readers.base import ReadContext, ReadError
+from tests.readers.shared_files import shared_file as shared
 
 pptx = pytest.importorskip("pptx")
 from pptx.util import Inches  # noqa: E402
-
-SHARED = Path(__file__).parents[2] / ".." / "shared" / "data" / "documents"
-
-
-def shared(name: str) -> Path:
-    path = SHARED / name
-    if not path.is_file():
-        pytest.skip(f"shared test document {name} is absent (expected in {SHARED.resolve()})")
-    return path
 
 
 def read(path: Path, doc_id: str = "deck", **kw):

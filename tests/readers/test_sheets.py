@@ -15,17 +15,9 @@ from chaja.chunking import iter_chunks
 from chaja.documents import Location
 from chaja.readers import sheets_csv, sheets_xlsx
 from chaja.readers.base import ReadContext, ReadError
+from tests.readers.shared_files import shared_file as shared
 
 openpyxl = pytest.importorskip("openpyxl")
-
-SHARED = Path(__file__).parents[2] / ".." / "shared" / "data" / "documents"
-
-
-def shared(name: str) -> Path:
-    path = SHARED / name
-    if not path.is_file():
-        pytest.skip(f"shared test document {name} is absent (expected in {SHARED.resolve()})")
-    return path
 
 
 def read_xlsx(path: Path, doc_id: str = "book", **kw):

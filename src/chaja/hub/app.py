@@ -85,6 +85,28 @@ def _section(s, i: int) -> Section:
     return Section(tuple(s.heading), s.text, marks)
 
 
+def _add_file(hub: Hub, name: str, data: bytes, doc_id: str | None) -> dict:
+    """Write a posted file where the writer reads it (its reader chosen by its content,
+    as ``chaja index`` chooses), index its documents there, and say what came of it;
+    422 with the reason when nothing could be read."""
+    import tempfile
+    from pathlib import PurePath
+
+    base = "".join("_" if ch < " " else ch for ch in PurePath(name.replace("\\", "/")).name)
+    if base.strip(". ") == "":
+        raise HTTPException(422, f"name {name!r} is no file name")
+    suffix = PurePath(base).suffix[:16]
+    base = PurePath(base).stem[:80] + suffix       # within any file system's limit on a name
+    with tempfile.TemporaryDirectory(prefix="chaja-upload-") as tmp:
+        path = f"{tmp}/{base}"
+        with open(path, "wb") as f:
+            f.write(data)
+        got = hub.write(writer.add_file, path, doc_id or PurePath(base).stem, base)
+    if not got["ids"]:
+        raise HTTPException(422, f"{base}: " + "; ".join(got["skipped"] or got["warnings"] or ["no text"]))
+    return got
+
+
 def _derived_id(title: str, text: str) -> str:
     return "sha256-" + hashlib.sha256(f"{title}\x00{text}".encode("utf-8")).hexdigest()[:24]
 
@@ -224,6 +246,16 @@ def create_app(hub: Hub, *, own: bool = True) -> FastAPI:
             seen.add(doc_id)
             docs.append(assign_language(_document(rec, doc_id, i), hub.config.index.language))
         return hub.write(writer.add, docs) | {"ids": [d.id for d in docs]}
+
+    @app.post("/v1/files", tags=["documents"], dependencies=[write],
+              summary="index one file as it is (PDF, HWP, DOCX, XLSX, ...): its bytes as the body",
+              responses={422: {"description": "the file could not be read; the reason is given"}})
+    async def add_file(request: Request, name: Annotated[str, Query(min_length=1, max_length=255)],
+                       id: Annotated[str | None, Query(min_length=1, max_length=1000)] = None) -> dict:
+        from starlette.concurrency import run_in_threadpool
+
+        data = await request.body()
+        return await run_in_threadpool(_add_file, hub, name, data, id)
 
     @app.get("/v1/documents", tags=["documents"], dependencies=[read], summary="documents in id order, a page at a time")
     def list_documents(after: Annotated[str | None, Query(max_length=1000)] = None,

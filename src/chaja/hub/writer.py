@@ -103,6 +103,25 @@ def add(docs) -> dict:
     return {"added": r.added, "changed": r.changed, "unchanged": r.unchanged, "chunks": r.chunks}
 
 
+def add_file(path: str, doc_id: str, name: str) -> dict:
+    """Read one file with the reader its content calls for (here, not in the serving
+    process) and index its documents; what was skipped or noticed is said by ``name``."""
+    from pathlib import Path
+
+    from chaja.loaders import LoadReport, assign_language, read_file
+
+    report = LoadReport()
+    docs = [assign_language(d, _index.config.index.language)
+            for d in read_file(Path(path), doc_id, report, ocr=_index.config.index.ocr) if d.text.strip()]
+    for d in docs:
+        d.path = name if d.path == path else d.path.replace(path, name)
+    r = _index.add_documents(docs) if docs else None
+    return {"added": r.added if r else 0, "changed": r.changed if r else 0, "unchanged": r.unchanged if r else 0,
+            "chunks": r.chunks if r else 0, "ids": [d.id for d in docs],
+            "skipped": [s.reason for s in report.skipped],
+            "warnings": [p.replace(path, name) for p in report.problems]}
+
+
 def delete(doc_id: str) -> bool:
     return _index.delete(doc_id)
 

@@ -13,13 +13,12 @@ paragraph that refers to it.
 from __future__ import annotations
 
 import re
-import zipfile
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from chaja.documents import Document, Location, Section
 from chaja.readers.base import ReadContext, ReadError, located_section
+from chaja.readers.office import open_package
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
@@ -50,25 +49,18 @@ def _int(value: str | None, default: int | None) -> int | None:
 
 def _open(path):
     """The package's main part and its parts by relationship name (``styles``, ``numbering``, ...)."""
-    from docx.opc.exceptions import PackageNotFoundError
     from docx.opc.package import OpcPackage
     from docx.oxml.parser import parse_xml
 
-    try:
+    def opened():
         package = OpcPackage.open(str(path))
         main = package.main_document_part
-        body = _element(main, parse_xml)
         parts = {rel.reltype[len(_RELS):]: _element(rel.target_part, parse_xml)
                  for rel in main.rels.values() if not rel.is_external and rel.reltype.startswith(_RELS)
                  and rel.reltype[len(_RELS):] in ("styles", "numbering", "footnotes", "endnotes")}
-    except PackageNotFoundError as exc:
-        raise ReadError("is not a readable Word document: it is no Office package (a zip archive)") from exc
-    except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
-        raise ReadError(f"is not a readable Word document: the zip archive is damaged ({exc})") from exc
-    except KeyError as exc:
-        raise ReadError(f"is not a readable Word document: a part it needs is missing ({exc})") from exc
-    except (ValueError, SyntaxError) as exc:     # lxml's XMLSyntaxError is a SyntaxError
-        raise ReadError(f"is not a readable Word document: {exc}") from exc
+        return package, _element(main, parse_xml), parts
+
+    package, body, parts = open_package("Word document", opened)
     if body.find(W + "body") is None:
         raise ReadError("is not a readable Word document: its main part has no body")
     return package, body, parts

@@ -9,12 +9,11 @@ notes follow a line ``Notes:``. Each section is marked ``Location("slide", n, n)
 from __future__ import annotations
 
 import re
-import zipfile
-import zlib
 from collections.abc import Iterator
 
 from chaja.documents import Document, Location, Section
-from chaja.readers.base import ReadContext, ReadError, located_section
+from chaja.readers.base import ReadContext, located_section
+from chaja.readers.office import open_package
 
 _A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 _R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
@@ -25,18 +24,8 @@ _PLACEHOLDER_TITLE = re.compile(r"slide\s*\d*|powerpoint\s*(presentation|프레�
 
 def _open(path):
     from pptx import Presentation
-    from pptx.exc import PackageNotFoundError
 
-    try:
-        return Presentation(str(path))
-    except PackageNotFoundError as exc:
-        raise ReadError("is not a readable PowerPoint file: it is no Office package (a zip archive)") from exc
-    except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
-        raise ReadError(f"is not a readable PowerPoint file: the zip archive is damaged ({exc})") from exc
-    except KeyError as exc:
-        raise ReadError(f"is not a readable PowerPoint file: a part it needs is missing ({exc})") from exc
-    except (ValueError, SyntaxError) as exc:     # lxml's XMLSyntaxError is a SyntaxError
-        raise ReadError(f"is not a readable PowerPoint file: {exc}") from exc
+    return open_package("PowerPoint file", lambda: Presentation(str(path)))
 
 
 def _one_line(text: str) -> str:
