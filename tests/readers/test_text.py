@@ -78,3 +78,11 @@ def test_a_language_given_is_kept_for_every_chunk(tmp_path):
                                    encoding="utf-8")
     doc = next(load_paths([tmp_path / "p.md"]))
     assert {c.lang for c in chunk_document(doc)} == {"en"}
+
+
+def test_lines_alike_are_paragraphs_not_headings(tmp_path):
+    log = "\n\n".join(f"pump filter drain {n} power bulb warranty" for n in range(6))
+    (tmp_path / "log.txt").write_text("Service log\n\n" + log, encoding="utf-8")
+    doc = next(load_paths([tmp_path / "log.txt"]))
+    assert [s.heading_path for s in doc.sections] == [()]
+    assert doc.sections[0].text.count("pump filter drain") == 6

@@ -34,8 +34,11 @@ def read_text(ctx: ReadContext) -> str:
     return decoded.text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _split_heading(paragraph: str, followed: bool, short_lines: bool) -> tuple[int, str, str] | None:
-    """(level, heading, rest of the paragraph) when the paragraph opens with a heading."""
+def _split_heading(paragraph: str, following: str | None, short_lines: bool) -> tuple[int, str, str] | None:
+    """(level, heading, rest of the paragraph) when the paragraph opens with a heading:
+    a numbered one, or (``short_lines``) a short line of at most eight words alone, with
+    no sentence's end, before body text (a paragraph twice as long, or one that ends
+    a sentence), not before another line like it."""
     from chaja.readers.headings import numbered_heading_level
 
     first, _, rest = paragraph.partition("\n")
@@ -45,7 +48,9 @@ def _split_heading(paragraph: str, followed: bool, short_lines: bool) -> tuple[i
     level = numbered_heading_level(first)
     if level is not None:
         return level, first, rest.strip()
-    if (short_lines and not rest.strip() and followed and first[0].isalnum()
+    if (short_lines and not rest.strip() and following is not None and first[0].isalnum()
+            and len(first.split()) <= 8
+            and (len(following) >= 2 * len(first) or following.rstrip().endswith(_SENTENCE_END))
             and not first.endswith(_SENTENCE_END) and not first[-1].isdigit()):
         return 1, first, ""
     return None
@@ -72,7 +77,7 @@ def text_sections(text: str, short_lines: bool = True) -> list[Section]:
     for n, paragraph in enumerate(paragraphs, 1):
         if not paragraph.strip():
             continue                          # a table of contents, dropped (it keeps its number)
-        found = _split_heading(paragraph, n < len(paragraphs), short_lines)
+        found = _split_heading(paragraph, paragraphs[n] if n < len(paragraphs) else None, short_lines)
         if found is not None:
             level, heading, paragraph = found
             close()
