@@ -173,3 +173,30 @@ def test_the_report_names_every_file_not_read_and_a_prune_that_would_lose_docume
         shutil.copy(corpus / "news.jsonl", src / "news.jsonl")
         report = idx.add([src], prune=True)
         assert report.removed == 1 and not report.prune_refused
+
+
+def test_check_tells_a_hubs_tolerated_drift_and_deferred_graphs_from_faults_and_repair_mends_both(
+        tmp_path, corpus, encoder):
+    from chaja.index import Index
+    from chaja.stores import sqlite_ann
+    from chaja.stores.sqlite import SqliteStore
+
+    if not sqlite_ann.available():
+        pytest.skip("usearch is not installed: pip install 'chaja[ann]'")
+    with Index(SqliteStore(tmp_path / "s.chaja", ann_threshold=5), encoder=encoder) as idx:
+        idx.add([corpus], defer_graphs=True)
+        assert idx.check() == []
+        assert any(n.startswith("vector graphs deferred: chunk") for n in idx.check_notes())
+        # a hub's writer leaves the statistics alone while the chunk count moves by under 5%
+        idx.statistics_drift = 0.5
+        extra = tmp_path / "late.md"
+        extra.write_text("# 늦은 공지\n\n배수 펌프 점검 일정이 바뀌었습니다.\n", encoding="utf-8")
+        idx.add([extra], defer_graphs=True)
+        idx.config.hub.statistics_drift = 0.5
+        assert idx.check() == [] and any(n.startswith("statistics:") for n in idx.check_notes())
+        idx.config.hub.statistics_drift = idx.statistics_drift = 0.0     # beyond the tolerance: a fault
+        assert idx.check() == ["statistics: the recorded language means do not match the stored vectors"]
+        done = idx.repair()
+        assert any("recomputed the language statistics" in d for d in done)
+        assert any(d.startswith("built the deferred vector graphs") for d in done)
+        assert idx.check() == [] and idx.check_notes() == []

@@ -287,22 +287,58 @@ class Index:
     def check(self) -> list[str]:
         """Faults that make the index less than whole: the store's own (where the store can
         check itself) and recorded language statistics that no longer match the stored
-        vectors (``chaja index`` on the same files brings those up to date). Empty: whole."""
+        vectors beyond what a hub allows (``chaja index`` on the same files, or
+        :meth:`repair`, brings those up to date). Empty: whole. :meth:`check_notes` says
+        what is in order but not exact."""
         out = list(self.store.check()) if hasattr(self.store, "check") else []
-        recorded = decode_means(self.store.get_meta(META_KEY), min_chunks=1)
-        actual = {lang: mean for lang, (count, mean) in self.store.language_means().items() if lang and count}
-        if self.store.stats().chunks and (set(recorded) != set(actual) or any(
-                float(np.abs(recorded[k] - actual[k]).max()) > 1e-4 for k in actual)):
+        if self._statistics_off() == "fault":
             out.append("statistics: the recorded language means do not match the stored vectors")
         return out
 
+    def check_notes(self) -> list[str]:
+        """What a whole index may still show: statistics a hub left as they were while the
+        chunk count moved within ``hub.statistics_drift``, and vector graphs deferred
+        (searched exactly until :meth:`build_graphs` or ``check --repair`` builds them)."""
+        notes = []
+        if self._statistics_off() == "drift":
+            notes.append("statistics: the language means were recorded before the last few changes, within "
+                         f"the hub's tolerance ({self.config.hub.statistics_drift:.0%} of the chunks); "
+                         "check --repair recomputes them")
+        deferred = self.deferred_graphs()
+        if deferred:
+            notes.append(f"vector graphs deferred: {', '.join(deferred)}; searches read those vectors exactly "
+                         "until check --repair or chaja optimize builds them")
+        return notes
+
+    def _statistics_off(self) -> str:
+        """How far the recorded language means are from the stored vectors: "" (they match),
+        "drift" (they differ, but the chunk count moved within ``hub.statistics_drift`` of
+        what they were recorded at, as a hub's writer leaves them) or "fault"."""
+        recorded = decode_means(self.store.get_meta(META_KEY), min_chunks=1)
+        actual = {lang: mean for lang, (count, mean) in self.store.language_means().items() if lang and count}
+        stats = self.store.stats()
+        if not stats.chunks or (set(recorded) == set(actual) and all(
+                float(np.abs(recorded[k] - actual[k]).max()) <= 1e-4 for k in actual)):
+            return ""
+        shape = self.store.get_meta("statistics.shape")
+        if shape is not None and set(recorded) == set(actual):
+            then = json.loads(shape)
+            drift = max(self.statistics_drift, float(self.config.hub.statistics_drift))
+            if abs(stats.chunks - then["chunks"]) <= drift * max(then["chunks"], 1):
+                return "drift"
+        return "fault"
+
     def repair(self) -> list[str]:
-        """Mend what :meth:`check` finds without encoding anything again: the store's own
-        repairs (where it has them) and the language statistics; returns what was done."""
+        """Mend what :meth:`check` and :meth:`check_notes` find without encoding anything
+        again: the store's own repairs (where it has them), the language statistics and
+        deferred vector graphs; returns what was done."""
         done = list(self.store.repair(self.analyzer)) if hasattr(self.store, "repair") else []
-        if done or any(f.startswith("statistics:") for f in self.check()):
+        if done or self._statistics_off():
             self._record_statistics(changed=True)
             done.append("recomputed the language statistics from the stored vectors")
+        built = self.build_graphs() if self.deferred_graphs() else []
+        if built:
+            done.append(f"built the deferred vector graphs: {', '.join(built)}")
         self._searcher = None
         return done
 
