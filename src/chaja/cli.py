@@ -296,10 +296,13 @@ def cmd_check(args: argparse.Namespace) -> int:
             for line in idx.repair():
                 print(f"repaired: {line}")
         found = idx.check()
+        notes = idx.check_notes()
         stats = idx.store.stats()
         staged = idx.store.staged() if hasattr(idx.store, "staged") else {}
     for f in found:
         print(f"fault: {f}")
+    for n in notes:
+        print(f"note: {n}")
     for doc_id, n in sorted(staged.items()):
         print(f"note: {n} chunks of {doc_id!r} are staged by an interrupted run, not shown in searches;"
               " indexing that document again resumes after them")
