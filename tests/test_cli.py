@@ -228,3 +228,28 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(store):
         os.close(write_end)
     assert done.returncode == 141, done.stderr
     assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr
+
+
+def test_two_folders_of_one_layout_do_not_replace_each_other_in_silence(tmp_path, capsys):
+    for lang, text in (("en", "# Guide\n\nHow to descale the machine, step by step."),
+                       ("ko", "# 안내\n\n커피 머신의 석회를 제거하는 방법입니다.")):
+        (tmp_path / lang).mkdir()
+        (tmp_path / lang / "guide.md").write_text(text, encoding="utf-8")
+    store = str(tmp_path / "s.chaja")
+    assert main(["index", str(tmp_path / "en"), "--store", store, "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["index", str(tmp_path / "ko"), "--store", store, "--quiet", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["changed"] == 0 and len(out["kept_elsewhere"]) == 1 and "en/guide.md" in out["kept_elsewhere"][0]
+    import chaja
+    with chaja.open(store) as idx:
+        assert idx.store.documents(ids=["guide"])[0].path.endswith("en/guide.md")
+    # a folder renamed: its documents are the same documents, moved
+    (tmp_path / "en").rename(tmp_path / "en-old")
+    assert main(["index", str(tmp_path / "ko"), "--store", store, "--quiet"]) == 0
+    with chaja.open(store) as idx:
+        assert idx.store.documents(ids=["guide"])[0].path.endswith("ko/guide.md")
+    (tmp_path / "en-old").rename(tmp_path / "en")
+    assert main(["index", str(tmp_path / "en"), "--store", store, "--quiet", "--replace-moved"]) == 0
+    with chaja.open(store) as idx:
+        assert idx.store.documents(ids=["guide"])[0].path.endswith("en/guide.md")

@@ -94,25 +94,29 @@ class Index:
     def add(self, paths: Iterable[str | os.PathLike], *, prune: bool = False,
             load_report: LoadReport | None = None, defer_graphs: bool = False,
             progress: Callable[[Progress], None] | None = None,
-            read_progress: ReadProgress | None = None) -> IndexReport:
+            read_progress: ReadProgress | None = None, replace_moved: bool = False) -> IndexReport:
         """Index files and folders (see :mod:`chaja.loaders`). The report names every file
         that was not read, with the reason (``skipped``), and what the readers noticed
         (``problems``). ``prune`` removes nothing when a path was missing or a file could
         not be read (``prune_refused`` says which). ``read_progress(path, done, total)``
-        follows a long file page by page; scanned pages are read as ``index.ocr`` says."""
+        follows a long file page by page; scanned pages are read as ``index.ocr`` says. A
+        document whose id the store holds from another file that is still there is kept,
+        not stored over (``kept_elsewhere``), unless ``replace_moved``."""
         load_report = load_report if load_report is not None else LoadReport()
         docs = load_paths(list(paths), load_report, language=self.config.index.language,
                           ocr=self.config.index.ocr,
                           progress=read_progress)
         report = self.add_documents(docs, prune=prune, defer_graphs=defer_graphs, progress=progress,
-                                    prune_veto=load_report.prune_veto, still_there=load_report.still_there)
+                                    prune_veto=load_report.prune_veto, still_there=load_report.still_there,
+                                    replace_moved=replace_moved)
         report.files, report.skipped, report.problems = load_report.files, load_report.skipped, load_report.problems
         return report
 
     def add_documents(self, docs: Iterable[Document], *, prune: bool = False, defer_graphs: bool = False,
                       progress: Callable[[Progress], None] | None = None,
                       prune_veto: Callable[[], str] | None = None,
-                      still_there: Callable[[list], set[str]] | None = None) -> IndexReport:
+                      still_there: Callable[[list], set[str]] | None = None,
+                      replace_moved: bool = True) -> IndexReport:
         """Index documents. ``defer_graphs`` (a bulk load): the SQLite store builds no vector
         graph now, so the documents are searchable sooner and searched exactly until
         :meth:`build_graphs` (``chaja optimize``) or a later write's compaction builds them."""
@@ -134,7 +138,7 @@ class Index:
                                  batch_chunks=max(self.config.encoder.batch_size, 1) * 4, prune=prune,
                                  heading_vectors=self.config.index.heading_vectors, aligned_encoder=aligned,
                                  progress=relay if progress is not None else None, prune_veto=prune_veto,
-                                 still_there=still_there)
+                                 still_there=still_there, replace_moved=replace_moved)
         # also after a run that found nothing to do: a crash may have left them behind
         self._record_statistics(changed=bool(report.added or report.changed or report.removed), stage=stage)
         compact = getattr(self.store, "compact", None)

@@ -58,6 +58,7 @@ class IndexReport:
     duplicates: list[str] = field(default_factory=list)     # ids seen twice in one run (last kept)
     discarded_staged: int = 0       # with prune: staged chunks of interrupted documents no longer given
     prune_refused: str = ""         # why a prune asked for removed nothing (a path missing, a file unread)
+    kept_elsewhere: list[str] = field(default_factory=list)   # ids held by another file that is still there
     files: int = 0                  # files read (Index.add: from the loader's report)
     skipped: list = field(default_factory=list)    # chaja.loaders.SkippedFile: files not read, with the reason
     problems: list[str] = field(default_factory=list)   # what the readers noticed in files they read
@@ -74,6 +75,30 @@ class IndexReport:
                 if self.by_source_type[(source, t)] == 0:
                     out.append(f"expected documents of type {t!r} from source {source!r}; none were found")
         return out
+
+
+def _file(path: str) -> str:
+    """The file a stored path names: ``docs.jsonl:3`` is a line of ``docs.jsonl``."""
+    head, _, tail = path.rpartition(":")
+    return head if head and tail.isdigit() else path
+
+
+def held_elsewhere(store: Store, docs: list[Document]) -> dict[str, str]:
+    """id → stored path, for the documents whose id the store holds from another file that
+    still exists: two folders of one layout (``en/guide.md`` and ``ko/guide.md`` both
+    ``guide``) would otherwise replace each other in silence. A file that is gone was
+    moved or renamed, and its document is replaced."""
+    import os
+
+    if not docs:
+        return {}
+    paths = {d.id: d.path for d in docs}
+    out = {}
+    for info in store.documents(ids=list(paths), limit=len(paths)):
+        new, old = paths.get(info.id) or "", info.path or ""
+        if old and new and _file(old) != _file(new) and os.path.exists(_file(old)):
+            out[info.id] = old
+    return out
 
 
 def analysed(chunks: list, title_terms: list[str], analyzer: Analyzer) -> tuple[list, list[str]]:
@@ -109,11 +134,15 @@ def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], an
                     heading_vectors: bool = False, aligned_encoder: Encoder | None = None,
                     progress: Callable[[Progress], None] | None = None,
                     prune_veto: Callable[[], str] | None = None,
-                    still_there: Callable[[list], set[str]] | None = None) -> IndexReport:
+                    still_there: Callable[[list], set[str]] | None = None,
+                    replace_moved: bool = False) -> IndexReport:
     """Store ``docs`` (see the module's docstring). With ``prune``, ``prune_veto`` is asked
     once every document is read: a reason it gives (a path that was missing, nothing
     read) removes nothing and is kept in ``prune_refused``; ``still_there`` names the
-    unseen documents whose file is still there (it failed to read), which stay."""
+    unseen documents whose file is still there (it failed to read), which stay. A
+    document whose id is stored from another file that is still there (two folders
+    of one layout indexed into one store) is not stored over it unless
+    ``replace_moved``; it is named in ``kept_elsewhere``."""
     start = time.perf_counter()
     report = IndexReport()
     stored = store.fingerprints()
@@ -132,6 +161,13 @@ def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], an
             report.unchanged += 1
         else:
             todo.append(doc)
+    if not replace_moved:
+        held = held_elsewhere(store, [d for d in todo if d.id in stored])
+        if held:
+            report.kept_elsewhere = [f"{d.id!r} is held by {held[d.id]}, which is still there; {d.path} was not "
+                                     "stored over it (index with --replace-moved to replace it)"
+                                     for d in todo if d.id in held]
+            todo = [d for d in todo if d.id not in held]
     state = Progress(report.unchanged, len(seen), 0, 0.0, 0)
 
     pending: list[tuple[Document, list]] = []
