@@ -88,8 +88,8 @@ def cmd_index(args: argparse.Namespace) -> int:
             for d in donors:
                 d.close()
         try:
-            report = idx.add(args.paths, prune=args.prune, load_report=load_report,
-                             defer_graphs=args.defer_graphs, progress=show, read_progress=reading)
+            report = idx.add(args.paths, prune=args.prune, load_report=load_report, defer_graphs=args.defer_graphs,
+                             progress=show, read_progress=reading, replace_moved=args.replace_moved)
         finally:
             line.close()
         stats = idx.store.stats()
@@ -104,6 +104,7 @@ def cmd_index(args: argparse.Namespace) -> int:
                    "by_lang": dict(report.by_lang), "by_source": dict(report.by_source),
                    "by_doc_type": dict(report.by_doc_type), "duplicates": report.duplicates,
                    "discarded_staged": report.discarded_staged, "prune_refused": report.prune_refused or None,
+                   "kept_elsewhere": report.kept_elsewhere,
                    "warnings": [*load_report.problems, *report.missing(cfg.index.expect_doc_types)],
                    "skipped_files": [s.as_dict() for s in load_report.skipped], "files": load_report.files,
                    "formats": dict(load_report.formats), "encodings": load_report.encodings,
@@ -136,6 +137,8 @@ def cmd_index(args: argparse.Namespace) -> int:
         print(f"warning: document id {d!r} appeared more than once; the last one was kept", file=sys.stderr)
     if report.prune_refused:
         print(f"note: nothing pruned: {report.prune_refused}", file=sys.stderr)
+    for k in report.kept_elsewhere:
+        print(f"warning: {terminal_safe(k)}", file=sys.stderr)
     for w in report.missing(cfg.index.expect_doc_types):
         print(f"warning: {w}", file=sys.stderr)
     if load_report.files == 0:
@@ -357,6 +360,9 @@ def build_parser() -> argparse.ArgumentParser:
                                             "Markdown, HTML, JSON Lines, images (OCR)")
     _common(p, hub=True)
     p.add_argument("--prune", action="store_true", help="delete stored documents not found under PATHS")
+    p.add_argument("--replace-moved", action="store_true",
+                   help="store a document over one of the same id from another file that is still there "
+                        "(by default that one is kept and named)")
     p.add_argument("--quiet", action="store_true", help="no progress line")
     p.add_argument("--json", action="store_true", help=f"a machine-readable summary (schema {INDEX_SCHEMA}); "
                                                      "progress still goes to stderr unless --quiet")
