@@ -177,3 +177,17 @@ def test_prune_discards_what_an_interrupted_run_staged_for_a_document_no_longer_
         report = idx.add_documents([short], prune=True)
         assert report.discarded_staged == 16 and idx.store.staged() == {}
         assert set(idx.store.fingerprints()) == {"short"}
+
+
+def test_an_id_no_store_can_keep_is_refused_alike(tmp_path):
+    """PostgreSQL strips NUL, so "ab" and "a\\x00b" would become one document there:
+    every store refuses such an id, and a blank one, and keeps the rest."""
+    import chaja
+    from chaja.documents import Document, Section
+
+    docs = [Document(id=i, title="t", sections=[Section((), f"본문 {n}")], lang="ko")
+            for n, i in enumerate(["ab", "a\x00b", "  "])]
+    with chaja.open(tmp_path / "s.chaja") as idx:
+        report = idx.add_documents(docs)
+        assert report.added == 1 and set(idx.store.fingerprints()) == {"ab"}
+        assert len(report.refused) == 2 and "NUL" in report.refused[0]

@@ -59,6 +59,7 @@ class IndexReport:
     discarded_staged: int = 0       # with prune: staged chunks of interrupted documents no longer given
     prune_refused: str = ""         # why a prune asked for removed nothing (a path missing, a file unread)
     kept_elsewhere: list[str] = field(default_factory=list)   # ids held by another file that is still there
+    refused: list[str] = field(default_factory=list)          # documents whose id no store can keep
     files: int = 0                  # files read (Index.add: from the loader's report)
     skipped: list = field(default_factory=list)    # chaja.loaders.SkippedFile: files not read, with the reason
     problems: list[str] = field(default_factory=list)   # what the readers noticed in files they read
@@ -148,6 +149,11 @@ def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], an
     stored = store.fingerprints()
     seen: dict[str, Document] = {}
     for doc in docs:
+        if "\x00" in doc.id or not doc.id.strip():
+            # PostgreSQL cannot store a NUL, and a blank id names nothing: refused on every store alike
+            report.refused.append(f"document id {doc.id!r} ({doc.path or 'no path'}) is blank or holds a NUL "
+                                  "character; not stored")
+            continue
         if doc.id in seen:
             report.duplicates.append(doc.id)
         seen[doc.id] = doc
