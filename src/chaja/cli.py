@@ -30,7 +30,7 @@ from chaja.search.filters import Filters
 from chaja.search.result_json import SEARCH_SCHEMA, result_json, why_line  # noqa: F401 - part of the CLI's API
 from chaja.search.searcher import QueryError, check_query, check_top_k
 from chaja.snippets import marked, snippet
-from chaja.stores import StoreError
+from chaja.stores import StoreBusy, StoreError
 
 #: schemas of ``chaja stats --json`` and ``chaja index --json``; fields are only ever added
 STATS_SCHEMA, INDEX_SCHEMA = "chaja.stats/1", "chaja.index/1"
@@ -104,7 +104,7 @@ def cmd_index(args: argparse.Namespace) -> int:
                    "by_lang": dict(report.by_lang), "by_source": dict(report.by_source),
                    "by_doc_type": dict(report.by_doc_type), "duplicates": report.duplicates,
                    "discarded_staged": report.discarded_staged, "prune_refused": report.prune_refused or None,
-                   "kept_elsewhere": report.kept_elsewhere,
+                   "kept_elsewhere": report.kept_elsewhere, "refused": report.refused,
                    "warnings": [*load_report.problems, *report.missing(cfg.index.expect_doc_types)],
                    "skipped_files": [s.as_dict() for s in load_report.skipped], "files": load_report.files,
                    "formats": dict(load_report.formats), "encodings": load_report.encodings,
@@ -137,7 +137,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         print(f"warning: document id {d!r} appeared more than once; the last one was kept", file=sys.stderr)
     if report.prune_refused:
         print(f"note: nothing pruned: {report.prune_refused}", file=sys.stderr)
-    for k in report.kept_elsewhere:
+    for k in [*report.kept_elsewhere, *report.refused]:
         print(f"warning: {terminal_safe(k)}", file=sys.stderr)
     for w in report.missing(cfg.index.expect_doc_types):
         print(f"warning: {w}", file=sys.stderr)
@@ -431,14 +431,42 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
+#: exit status of a command that found the store busy (another process writing it): try again later
+EX_TEMPFAIL = 75
+
+
+def store_failure(exc: Exception) -> tuple[str, int]:
+    """A sentence and an exit status for an SQLite error the store did not put in words
+    itself (:mod:`chaja.stores.sqlite_errors`): 75 when the store was busy, else 2."""
+    import sqlite3
+
+    from chaja.stores import sqlite_errors
+
+    known = isinstance(exc, sqlite3.Error) and sqlite_errors.kind(exc) in ("busy", "full", "readonly", "ioerr")
+    said = sqlite_errors.explain(exc, "the store") if known else None
+    if said is None:
+        return f"the store failed: {exc}", 2
+    return str(said), EX_TEMPFAIL if isinstance(said, StoreBusy) else 2
+
+
 def main(argv: list[str] | None = None) -> int:
+    import sqlite3
+
     ap = build_parser()
     args = ap.parse_args(argv)
     try:
         return int(args.func(args) or 0)
+    except StoreBusy as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EX_TEMPFAIL
     except (QueryError, StoreError, ValueError, FileNotFoundError, ImportError, HubError) as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        # a hub's 503 is temporary too: its store busy, its encoders loading, its writer restarting
+        return EX_TEMPFAIL if isinstance(exc, HubError) and exc.status == 503 else 2
+    except sqlite3.Error as exc:
+        message, status = store_failure(exc)
+        print(f"error: {message}", file=sys.stderr)
+        return status
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

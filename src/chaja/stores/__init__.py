@@ -1,9 +1,9 @@
 """Stores: the embedded SQLite file (default) and PostgreSQL (extra)."""
 from __future__ import annotations
 
-from chaja.stores.base import Store, StoreError
+from chaja.stores.base import Store, StoreBusy, StoreError
 
-__all__ = ["Store", "StoreError", "open_store"]
+__all__ = ["Store", "StoreBusy", "StoreError", "open_store"]
 
 #: query parameters of a PostgreSQL URL that are chaja's, not libpq's
 _POSTGRES_OPTIONS = ("schema", "keyword_engine", "keyword_cache")

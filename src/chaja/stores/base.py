@@ -43,6 +43,18 @@ class StoreError(RuntimeError):
     """A store cannot be opened or used as asked (wrong model, bad file, ...)."""
 
 
+class StoreBusy(StoreError):
+    """Another process held the store's write lock for longer than a write waits for it
+    (``busy_timeout_s`` of :class:`~chaja.stores.sqlite.SqliteStore`); that write was
+    not made, and may be tried again later. ``holder_pid``: the process
+    holding the lock, where it could be told; ``retry_after_s``: when to try again (the
+    hub's ``Retry-After``). The command line exits with status 75 (``EX_TEMPFAIL``)."""
+
+    def __init__(self, message: str, *, holder_pid: int | None = None, retry_after_s: float = 5.0):
+        super().__init__(message)
+        self.holder_pid, self.retry_after_s = holder_pid, retry_after_s
+
+
 @runtime_checkable
 class Store(Protocol):
     def put_document(self, doc: Document, records: list[ChunkRecord]) -> None:

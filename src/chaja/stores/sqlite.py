@@ -45,7 +45,7 @@ import numpy as np
 from chaja.documents import Chunk, ChunkRecord, Document, DocumentInfo, Hit, Location, StoreStats
 from chaja.search.filters import Filters
 from chaja.search.languages import META_KEY as LANGUAGE_MEANS, project_rows_in_place, store_basis
-from chaja.stores import side_by_side, sqlite_ann, sqlite_keywords, sqlite_staging, sqlite_vectors
+from chaja.stores import side_by_side, sqlite_ann, sqlite_errors, sqlite_keywords, sqlite_staging, sqlite_vectors
 from chaja.stores.sqlite_in import select_in
 from chaja.stores.base import StoreError, flat_vector, sample_order
 from chaja.stores.bm25_segments import SegmentedBM25
@@ -143,36 +143,61 @@ def _approximate(graph: sqlite_ann.Graph, q: np.ndarray, n: int, mat: np.ndarray
 
 
 class SqliteStore(OneViewReads):
-    """One-file store. Safe for one writer and many readers (WAL); one object per thread."""
+    """One-file store. Safe for one writer and many readers (WAL); one object per thread.
+
+    A write waits up to ``busy_timeout_s`` (default :data:`~chaja.stores.sqlite_errors.BUSY_TIMEOUT_S`,
+    30 s, or ``$CHAJA_BUSY_TIMEOUT_S``) for another process's write lock, then raises
+    :class:`~chaja.stores.base.StoreBusy`; a full disk, a read-only file and the like raise
+    :class:`StoreError` with one sentence (:mod:`chaja.stores.sqlite_errors`), the write rolled
+    back. A store that cannot be written (a read-only file or file system: ``read_only`` says
+    why) opens read-only, for searching."""
 
     def __init__(self, path: str | os.PathLike, *, keyword_engine: str = "postings",
-                 ann_threshold: int | None = None):
+                 ann_threshold: int | None = None, busy_timeout_s: float | None = None):
         if keyword_engine not in KEYWORD_ENGINES:
             raise StoreError(f"keyword_engine must be one of {', '.join(KEYWORD_ENGINES)}, not {keyword_engine!r}")
         self.path = Path(path)
+        self._db = None
+        self.busy_timeout_s = (sqlite_errors.default_busy_timeout() if busy_timeout_s is None
+                               else max(0.0, float(busy_timeout_s)))
         if self.path.exists() and self.path.is_dir():
             raise StoreError(f"{self.path} is a directory, not a store file")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        #: why this store cannot be written (it was opened read-only), or None
+        self.read_only: str | None = sqlite_errors.read_only_reason(self.path) if self.path.exists() else None
+        if self.read_only is None and not self.path.exists():
+            sqlite_errors.make_folder(self.path)
         try:
-            self._db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA foreign_keys=ON")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(_SCHEMA)
+            if self.read_only:
+                self._db = sqlite_errors.connect_read_only(self.path, self.busy_timeout_s)
+                self._db.execute("PRAGMA foreign_keys=ON")
+                self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            else:
+                self._db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False,
+                                           timeout=self.busy_timeout_s)
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA foreign_keys=ON")
+                self._db.execute("PRAGMA synchronous=NORMAL")
+                self._db.executescript(_SCHEMA)
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path} is not a chaja store ({exc})") from None
-        version = self.get_meta("schema_version")
-        if version is None:
-            self.set_meta("schema_version", str(SCHEMA_VERSION))
-        elif int(version) > SCHEMA_VERSION:
-            raise StoreError(f"{self.path} was written by a newer chaja (schema {version})")
-        elif int(version) < SCHEMA_VERSION:
-            self._migrate(int(version))
-        store_id = self.get_meta("store_id")
-        if store_id is None:
-            store_id = uuid.uuid4().hex
-            self._db.execute("INSERT OR IGNORE INTO meta VALUES ('store_id', ?)", (store_id,))
-            store_id = self.get_meta("store_id")
+            self._close_quietly()
+            said = sqlite_errors.explain(exc, self.path, self.busy_timeout_s, opening=True)
+            if said is None:
+                raise StoreError(f"{self.path} is not a chaja store ({exc})") from None
+            if not (sqlite_errors.disk_full(exc, self.path) and self.path.exists() and not self.read_only):
+                raise said from exc
+            try:            # a full disk: SQLite cannot make its -shm file, but the store can be searched
+                self._db = sqlite_errors.connect_read_only(self.path, self.busy_timeout_s, shm=False)
+            except (sqlite3.Error, StoreError):
+                raise said from exc
+            self.read_only = f"the disk is full ({exc})"
+        except StoreError:
+            self._close_quietly()
+            raise
+        try:
+            store_id = self._opened()
+        except BaseException:
+            self._close_quietly()
+            raise
         self.keyword_engine = keyword_engine
         self._keywords = sqlite_keywords.SqliteKeywordIndex(self._db, Path(f"{self.path}-keywords"), store_id)
         self.ann_threshold = sqlite_ann.ANN_THRESHOLD if ann_threshold is None else ann_threshold
@@ -187,9 +212,30 @@ class SqliteStore(OneViewReads):
         self._graphs: dict[str, sqlite_ann.Graph | None] = {}
         self._graphs_seq: int | None = -1
 
+    def _opened(self) -> str | None:
+        """Check the schema of the file just opened (a new one is given it, an older one
+        brought up to date) and give it a ``store_id``; the store's id."""
+        with self._sentences():
+            version = self.get_meta("schema_version")
+            if version is None:
+                self.set_meta("schema_version", str(SCHEMA_VERSION))
+            elif int(version) > SCHEMA_VERSION:
+                raise StoreError(f"{self.path} was written by a newer chaja (schema {version})")
+            elif int(version) < SCHEMA_VERSION:
+                if self.read_only:
+                    raise StoreError(f"{self.path} was written by an older chaja (schema {version}) and cannot "
+                                     f"be brought up to date here: {self.read_only}; open it once where it can "
+                                     "be written")
+                self._migrate(int(version))
+            store_id = self.get_meta("store_id")
+            if store_id is None and not self.read_only:
+                self._db.execute("INSERT OR IGNORE INTO meta VALUES ('store_id', ?)", (uuid.uuid4().hex,))
+                store_id = self.get_meta("store_id")
+        return store_id
+
     def _migrate(self, version: int) -> None:
         """Bring an older file up to :data:`SCHEMA_VERSION`, in one transaction."""
-        self._db.execute("BEGIN IMMEDIATE")
+        sqlite_errors.begin_immediate(self._db, self.busy_timeout_s, self.path)
         try:
             for table in ("chunks", "staged_chunks"):
                 columns = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
@@ -199,23 +245,64 @@ class SqliteStore(OneViewReads):
                         self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
             self._db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
             self._db.execute("COMMIT")
-        except BaseException:
-            self._db.execute("ROLLBACK")
+        except BaseException as exc:
+            self._rollback(exc)
             raise
+
+    def _close_quietly(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
 
     # ---- writing ---------------------------------------------------------
     @contextmanager
+    def _sentences(self) -> Iterator[None]:
+        """SQLite's errors a person can act on (busy, disk full, read-only, I/O) raised as
+        one sentence each (:func:`chaja.stores.sqlite_errors.explain`), the SQLite error
+        kept as the cause; any other error as it is."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            said = sqlite_errors.explain(exc, self.path, self.busy_timeout_s)
+            if said is None:
+                raise
+            raise said from exc
+
+    def _writable(self) -> None:
+        """Refuse a write to a store opened read-only, before SQLite is asked."""
+        if self.read_only:
+            raise StoreError(f"cannot write {self.path}: {self.read_only}; it was opened read-only, for "
+                             "searching. Nothing was written")
+
+    def _rollback(self, cause: BaseException) -> None:
+        """Roll back the open write transaction, unless SQLite already has (it does on a
+        full disk, among others); a failure here is noted on ``cause``, never raised in
+        its place (a transaction not committed is never seen: SQLite drops it at the
+        latest when the store is next opened)."""
+        if self._db is None or not self._db.in_transaction:
+            return
+        try:
+            self._db.execute("ROLLBACK")
+        except sqlite3.Error as exc:
+            cause.add_note(f"(rolling the write back also failed: {exc}; SQLite drops it when the store is "
+                           "next opened)")
+
+    @contextmanager
     def _writing(self) -> Iterator[sqlite3.Cursor]:
         """One write transaction under this object's lock: committed when the block
-        ends, rolled back (and the error raised) when it fails."""
+        ends, rolled back (and the error raised) when it fails. It waits for another
+        process's write lock up to ``busy_timeout_s``."""
         with self._lock:
+            self._writable()
+            with self._sentences():
+                sqlite_errors.begin_immediate(self._db, self.busy_timeout_s, self.path)
             cur = self._db.cursor()
-            cur.execute("BEGIN IMMEDIATE")
             try:
-                yield cur
-                cur.execute("COMMIT")
-            except BaseException:
-                cur.execute("ROLLBACK")
+                with self._sentences():
+                    yield cur
+                    cur.execute("COMMIT")
+            except BaseException as exc:
+                self._rollback(exc)
                 raise
 
     def put_document(self, doc: Document, records: list[ChunkRecord]) -> None:
@@ -310,7 +397,11 @@ class SqliteStore(OneViewReads):
     def discard_staged(self) -> int:
         """Delete every staged chunk (an interrupted large document); how many."""
         with self._lock:
-            return self._db.execute("DELETE FROM staged_chunks").rowcount
+            if self.read_only and self._db.execute("SELECT 1 FROM staged_chunks LIMIT 1").fetchone() is None:
+                return 0
+            self._writable()
+            with self._sentences():
+                return self._db.execute("DELETE FROM staged_chunks").rowcount
 
     @staticmethod
     def _existing(cur: sqlite3.Cursor, doc_ids: list[str]) -> set[str]:
@@ -485,8 +576,11 @@ class SqliteStore(OneViewReads):
                     self._db.execute("DELETE FROM meta WHERE key = ?", (f"ann.{field}",))
                 del mat, ids, langs, rowids, kept, on_file
 
-        with self._lock:
-            done = self._keywords.compact(force=force, also=vectors_and_graphs, progress=tell)
+        self._writable()
+        with self._lock, self._sentences():
+            done = self._keywords.compact(
+                force=force, also=vectors_and_graphs, progress=tell,
+                begin=lambda: sqlite_errors.begin_immediate(self._db, self.busy_timeout_s, self.path))
         self._graphs_seq = -1
         return done
 
@@ -859,7 +953,9 @@ class SqliteStore(OneViewReads):
         return row[0] if row else None
 
     def set_meta(self, key: str, value: str) -> None:
-        self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+        self._writable()
+        with self._sentences():
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
     def check(self) -> list[str]:
         """Faults that make this store less than whole (:mod:`chaja.stores.sqlite_check`);
@@ -915,10 +1011,14 @@ class SqliteStore(OneViewReads):
 
     def close(self) -> None:
         if self._db is not None:
-            try:
-                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            except sqlite3.Error:
-                pass
+            if not self.read_only:
+                try:
+                    # a checkpoint waits for every writer and reader: briefly, not busy_timeout_s
+                    # (another process's long write only leaves the -wal longer)
+                    self._db.execute(f"PRAGMA busy_timeout = {int(min(self.busy_timeout_s, 0.5) * 1000)}")
+                    self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                except sqlite3.Error:
+                    pass
             self._db.close()
             self._db = None
 
