@@ -19,8 +19,33 @@ from raw import call, open_socket, read_response
 
 def test_health_routes_need_no_key(hub):
     assert call(hub.url, "GET", "/healthz")[:2] == (200, {"status": "ok"})
-    status, body, _ = call(hub.url, "GET", "/readyz")
+    assert call(hub.url, "GET", "/readyz")[:2] == (200, {"status": "ready"})      # no model names without a key
+    assert call(hub.url, "GET", "/readyz", key="not-a-key")[:2] == (200, {"status": "ready"})
+    status, body, _ = call(hub.url, "GET", "/readyz", key=READ_KEY)
     assert status == 200 and body["status"] == "ready" and "e5" in body["encoder"]
+
+
+def test_readiness_says_little_without_a_key(tmp_path):
+    """A hub that is loading, then failed: the reason only to a caller with a key."""
+    from fastapi.testclient import TestClient
+
+    from chaja.config import Config
+    from chaja.hub.app import create_app
+    from chaja.hub.state import Hub
+
+    cfg = Config()
+    cfg.hub.api_keys = [READ_KEY]
+    hub = Hub(tmp_path / "loading.chaja", cfg)
+    with TestClient(create_app(hub, own=False)) as web:
+        got = web.get("/readyz")
+        assert got.status_code == 503 and got.headers["retry-after"] == "1"
+        assert got.json() == {"status": "loading", "detail": "not ready: the hub is loading its encoders"}
+        hub.error = "OSError: no model multilingual-e5-small-q4 in /srv/models"
+        for key in (None, "not-a-key"):
+            got = web.get("/readyz", headers={"Authorization": f"Bearer {key}"} if key else {})
+            assert got.status_code == 503 and got.json() == {"status": "failed", "detail": "not ready: start-up failed"}
+        got = web.get("/readyz", headers={"Authorization": f"Bearer {READ_KEY}"})
+        assert got.status_code == 503 and got.json()["error"] == hub.error and "e5" in got.json()["detail"]
 
 
 ROUTES = [("POST", "/v1/search", {"query": "보증"}, False), ("GET", "/v1/documents", None, False),
@@ -237,6 +262,47 @@ def test_get_list_and_delete_documents(hub):
         w.get_document("tmp/none")
     assert err.value.status == 404
     assert w.delete("tmp/a b/1") and not w.delete("tmp/a b/1")
+
+
+ODD_IDS = ["tmp/ids/a\nb", "tmp/ids/tab\there", "tmp/ids/cr\r", "tmp/ids/bell\x07", "tmp/ids/100%",
+           "tmp/ids/%41%2F", "tmp/ids/q?x=1&y=2", "tmp/ids/frag#1", "tmp/ids/with space ", "tmp/ids/a+b",
+           "tmp/ids/a/b//c/", "/tmp/ids/lead", "tmp/ids/한국어 문서", "tmp/ids/😀", "tmp/ids/..", "..",
+           "tmp/ids/x\n", "tmp/ids/x"]
+
+
+def test_any_id_the_hub_stores_can_be_read_and_deleted(hub):
+    w = hub.writer
+    got = w.add_documents([{"id": i, "title": "odd id", "text": f"이상한 문서 번호 {n}"} for n, i in enumerate(ODD_IDS)])
+    assert got["ids"] == ODD_IDS and got["added"] == len(ODD_IDS)
+    try:
+        for i in ODD_IDS:
+            assert hub.client().get_document(i)["id"] == i, repr(i)
+        assert set(ODD_IDS) <= {d["id"] for d in hub.client().iter_documents()}
+        for path in ("/v1/documents/tmp%2Fids%2Fa%0Ab", "/v1/documents/tmp/ids/a%0Ab"):   # as the issue sent it
+            status, out, _ = call(hub.url, "GET", path, key=READ_KEY)
+            assert (status, out["id"]) == (200, "tmp/ids/a\nb")
+        for i in ODD_IDS:           # "x\n" before "x": deleting the one leaves the other
+            assert w.delete(i), repr(i)
+            with pytest.raises(HubError) as err:
+                w.get_document(i)
+            assert err.value.status == 404, repr(i)
+            assert not w.delete(i), repr(i)
+    finally:
+        for i in ODD_IDS:
+            w.delete(i)
+
+
+def test_a_documents_server_path_is_shown_only_to_a_caller_who_may_write(hub):
+    w = hub.writer
+    w.add_documents([{"id": "tmp/pathed", "text": "서버 경로가 있는 문서", "path": "/srv/private/pathed.md"}])
+    try:
+        reader = hub.client()
+        assert "path" not in reader.get_document("tmp/pathed")
+        assert all("path" not in d for d in reader.iter_documents())
+        assert w.get_document("tmp/pathed")["path"] == "/srv/private/pathed.md"
+        assert {d["id"]: d["path"] for d in w.iter_documents()}["tmp/pathed"] == "/srv/private/pathed.md"
+    finally:
+        w.delete("tmp/pathed")
 
 
 def test_sections_keep_their_marks_and_bad_marks_are_422(hub):

@@ -218,3 +218,58 @@ def test_listening_beyond_loopback_without_keys_is_warned_about(tmp_path):
         assert "without API keys: anyone who reaches it can read and write" in log
     finally:
         stop_hub(running)
+
+
+def _process(pid: int) -> tuple[int, str] | None:
+    """(parent pid, start time) of a live process, None for one gone or a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rsplit(")", 1)[1].split()     # after the name, which may hold spaces
+    return None if fields[0] in ("Z", "X") else (int(fields[1]), fields[19])
+
+
+def _children(pid: int) -> dict[int, str]:
+    """pid → start time of every live child of ``pid`` (so a reused pid is no match)."""
+    out = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and (got := _process(int(entry))) and got[0] == pid:
+            out[int(entry)] = got[1]
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_the_writer_and_helpers_die_with_a_killed_hub(tmp_path):
+    running = start_hub(tmp_path / "killed.chaja", tmp_path / "killed.log", [])
+    left: dict[int, str] = {}
+    try:
+        c = running.client(None)
+        time.sleep(0.5)             # the thread that loaded the encoders has ended; the writer lives on
+        c.add_documents([{"id": "a", "text": "첫 작성 프로세스의 문서"}])
+        first = _writer_processes(running)
+        assert len(first) == 1
+        os.kill(first[0], signal.SIGKILL)       # its replacement is started by a request
+        time.sleep(0.5)
+        for attempt in range(2):
+            try:
+                c.add_documents([{"id": "b", "text": "둘째 작성 프로세스의 문서"}])
+                break
+            except HubError as exc:
+                assert exc.status == 503 and attempt == 0
+        left = _children(running.proc.pid)
+        assert len(left) >= 2, left             # the new writer and multiprocessing's resource tracker
+        os.kill(running.proc.pid, signal.SIGKILL)
+        running.proc.wait(10)
+        end = time.monotonic() + 5
+        while time.monotonic() < end and any(_process(p) and _process(p)[1] == t for p, t in left.items()):
+            time.sleep(0.1)
+        alive = {p: Path(f"/proc/{p}/cmdline").read_bytes()[:120] for p, t in left.items()
+                 if _process(p) and _process(p)[1] == t}
+        assert not alive, alive
+    finally:
+        if running.proc.poll() is None:
+            stop_hub(running)
+        for p, t in left.items():               # whatever outlived the hub
+            if _process(p) and _process(p)[1] == t:
+                os.kill(p, signal.SIGKILL)

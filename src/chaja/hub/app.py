@@ -4,7 +4,16 @@ Handlers are plain functions, which FastAPI runs in its thread pool: a search
 borrows a reader from :class:`~chaja.hub.state.Hub`, a write waits for the writer.
 Every error is JSON ``{"detail": ...}``: 400 for a query or filter the library
 refuses, 401/403 for keys, 404, 405, 408, 413, 422 for a body that does not fit
-its schema, 503 while the encoders load or when every reader stays busy.
+its schema, 503 while the encoders load or when every reader stays busy. Each
+route's ``responses`` declare the statuses it may answer and their bodies
+(:class:`~chaja.hub.models.Error`, :class:`~chaja.hub.models.Invalid` for 422), so the
+OpenAPI document says what the hub sends.
+
+A document id is any text the hub stores: the document routes take the rest of the
+path, percent-decoded, newlines included (Starlette's ``path`` convertor, ``.*``,
+stops at a newline, and its ``$`` matches before a final one: ``a%0A`` was read as
+``a``). A document's ``path`` (where the file was read, on the server) is shown only
+to a caller who may write.
 """
 from __future__ import annotations
 
@@ -24,6 +33,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import JSONResponse, PlainTextResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.convertors import Convertor, register_url_convertor
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import chaja
@@ -32,11 +42,11 @@ from chaja.encoders.base import model_of
 from chaja.hub import writer
 from chaja.hub.auth import Keys
 from chaja.hub.limits import BodyLimits
-from chaja.hub.models import DocumentsIn, EmbeddingsIn, PruneIn, SearchIn
+from chaja.hub.models import DocumentsIn, EmbeddingsIn, Error, Invalid, PruneIn, Readiness, SearchIn
 from chaja.hub.state import Busy, Hub, NotReady
 from chaja.documents import Document, Location, Section
 from chaja.loaders import assign_language, document_from_record
-from chaja.stores import StoreError
+from chaja.stores import StoreBusy, StoreError
 
 
 class SafeJSONResponse(JSONResponse):
@@ -58,6 +68,41 @@ def _finite(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_finite(v) for v in value]
     return value
+
+
+class _AnyText(Convertor):
+    """The rest of the path, whatever it holds (newlines too)."""
+    regex = "(?s:.*)"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("anytext", _AnyText())
+
+_SAID = {
+    400: "a query, filter, setting or value the library refuses; a Content-Length that is no number",
+    401: "no key, or one the hub does not know (where keys are set); WWW-Authenticate: Bearer",
+    403: "a read key on a write route",
+    404: "no such document",
+    408: "the body did not arrive within hub.body_timeout_s",
+    413: "the body is over hub.max_body_bytes",
+    422: "the request does not fit its schema (a list of problems), or is refused for the reason given",
+    503: "the encoders are still loading (or failed to), every reader stayed busy, or the writer is restarting; "
+         "Retry-After says when to try again",
+}
+#: the statuses of a route with a body (every POST and DELETE goes through the body limits)
+BODY = (400, 408, 413, 422)
+
+
+def _errors(*codes: int, **said: str) -> dict:
+    """``responses`` for a route: each status with its body model and what it means
+    (``said``, as ``e404="..."``, overrides the usual words)."""
+    return {code: {"model": Invalid if code == 422 else Error, "description": said.get(f"e{code}", _SAID[code])}
+            for code in sorted(set(codes))}
 
 
 def _document(rec, doc_id: str, i: int) -> Document:
@@ -131,6 +176,16 @@ def create_app(hub: Hub, *, own: bool = True) -> FastAPI:
 
     read, write = guard(False), guard(True)
 
+    def may(request: Request, write: bool) -> bool:
+        """Whether the caller's key (or a hub without keys) may read, or write."""
+        return keys.check(request.headers.get("authorization"), write=write) == 200
+
+    def shown(info, request: Request) -> dict:
+        out = dataclasses.asdict(info)
+        if not may(request, True):
+            out.pop("path", None)       # where a file lies on the server is for those who may write
+        return out
+
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
         if own:
@@ -174,6 +229,11 @@ def create_app(hub: Hub, *, own: bool = True) -> FastAPI:
     async def store_failed(request: Request, exc: StoreError):
         return SafeJSONResponse({"detail": str(exc)}, status_code=500)
 
+    @app.exception_handler(StoreBusy)          # another process (chaja optimize) held the write lock
+    async def store_busy(request: Request, exc: StoreBusy):
+        retry = max(1, math.ceil(getattr(exc, "retry_after_s", 5.0) or 5.0))
+        return SafeJSONResponse({"detail": str(exc)}, status_code=503, headers={"Retry-After": str(retry)})
+
     @app.exception_handler(Exception)
     async def failed(request: Request, exc: Exception):
         return SafeJSONResponse({"detail": f"internal error: {type(exc).__name__}: {exc}"}, status_code=500)
@@ -191,23 +251,33 @@ def create_app(hub: Hub, *, own: bool = True) -> FastAPI:
     async def healthz() -> dict:
         return {"status": "ok"}
 
-    @app.get("/readyz", tags=["health"], summary="ready once the encoders are loaded",
-             responses={503: {"description": "still loading, or start-up failed"}})
-    def readyz():
+    @app.get("/readyz", tags=["health"], summary="ready once the encoders are loaded; the encoder and any "
+                                                   "start-up error to a caller with a key",
+             responses={200: {"model": Readiness},
+                        503: {"model": Readiness, "description": "still loading, or start-up failed"}})
+    def readyz(request: Request):
+        told = may(request, False)
         if hub.ready.is_set():
-            return {"status": "ready", "encoder": hub.encoder.name}
-        body = {"status": "failed", "error": hub.error} if hub.error else {"status": "loading"}
-        return SafeJSONResponse(body, status_code=503)
+            return {"status": "ready", "encoder": hub.encoder.name} if told else {"status": "ready"}
+        if hub.error:
+            body = {"status": "failed", "detail": "not ready: start-up failed"}
+            if told:
+                body |= {"detail": f"not ready: start-up failed: {hub.error}", "error": hub.error}
+        else:
+            body = {"status": "loading", "detail": "not ready: the hub is loading its encoders"}
+        return SafeJSONResponse(body, status_code=503, headers={"Retry-After": "1"})
 
     @app.get("/metrics", tags=["health"], summary="Prometheus metrics", dependencies=[read],
-             response_class=PlainTextResponse)
+             response_class=PlainTextResponse,        # its errors are JSON all the same
+             responses={401: {"description": _SAID[401],
+                              "content": {"application/json": {"schema": Error.model_json_schema()}}}})
     def metrics() -> PlainTextResponse:
         return PlainTextResponse(hub.metrics.render(), media_type="text/plain; version=0.0.4")
 
     # ---- search --------------------------------------------------------------
     allowed = {s.removeprefix("search.") for s in cfg.request_settings}
 
-    @app.post("/v1/search", tags=["search"], dependencies=[read],
+    @app.post("/v1/search", tags=["search"], dependencies=[read], responses=_errors(*BODY, 401, 503),
               summary="hybrid search; the same result as `chaja search --json` (schema chaja.search/1)")
     def search(body: SearchIn) -> dict:
         settings = {}
@@ -230,6 +300,8 @@ def create_app(hub: Hub, *, own: bool = True) -> FastAPI:
 
     # ---- documents -----------------------------------------------------------
     @app.post("/v1/documents", tags=["documents"], dependencies=[write],
+              responses=_errors(*BODY, 401, 403, 503, e413="the body is over hub.max_body_bytes, or the batch "
+                                                           "over hub.max_batch"),
               summary="index a batch of documents (replacing those with the same id)")
     def add_documents(body: DocumentsIn) -> dict:
         if len(body.documents) > cfg.max_batch:
@@ -249,7 +321,8 @@ def create_app(hub: Hub, *, own: bool = True) -> FastAPI:
 
     @app.post("/v1/files", tags=["documents"], dependencies=[write],
               summary="index one file as it is (PDF, HWP, DOCX, XLSX, ...): its bytes as the body",
-              responses={422: {"description": "the file could not be read; the reason is given"}})
+              responses=_errors(*BODY, 401, 403, 503, e422="the file could not be read (the reason is given), "
+                                                           "or the query does not fit its schema"))
     async def add_file(request: Request, name: Annotated[str, Query(min_length=1, max_length=255)],
                        id: Annotated[str | None, Query(min_length=1, max_length=1000)] = None) -> dict:
         from starlette.concurrency import run_in_threadpool
@@ -257,36 +330,38 @@ def create_app(hub: Hub, *, own: bool = True) -> FastAPI:
         data = await request.body()
         return await run_in_threadpool(_add_file, hub, name, data, id)
 
-    @app.get("/v1/documents", tags=["documents"], dependencies=[read], summary="documents in id order, a page at a time")
-    def list_documents(after: Annotated[str | None, Query(max_length=1000)] = None,
+    @app.get("/v1/documents", tags=["documents"], dependencies=[read], responses=_errors(401, 422, 503),
+             summary="documents in id order, a page at a time (their path only to a caller who may write)")
+    def list_documents(request: Request, after: Annotated[str | None, Query(max_length=1000)] = None,
                        limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict:
         with hub.reader() as idx:
             got = idx.store.documents(after=after, limit=limit)
-        return {"documents": [dataclasses.asdict(d) for d in got],
+        return {"documents": [shown(d, request) for d in got],
                 "next": got[-1].id if len(got) == limit else None}
 
-    @app.get("/v1/documents/{doc_id:path}", tags=["documents"], dependencies=[read],
-             summary="one document with its chunks", responses={404: {"description": "no such document"}})
-    def get_document(doc_id: str) -> dict:
+    @app.get("/v1/documents/{doc_id:anytext}", tags=["documents"], dependencies=[read],
+             responses=_errors(401, 404, 422, 503),
+             summary="one document with its chunks (its path only to a caller who may write)")
+    def get_document(request: Request, doc_id: str) -> dict:
         with hub.reader() as idx:
             got = idx.store.documents(ids=[doc_id])
             if not got:
                 raise HTTPException(404, f"no document {doc_id!r}")
             chunks = idx.store.chunks(got[0].chunk_ids)
-        out = dataclasses.asdict(got[0])
+        out = shown(got[0], request)
         out["chunk_list"] = [{"id": c.id, "heading": list(c.heading_path), "text": c.text,
                               "location": c.location and c.location.as_dict()}
                              for c in sorted(chunks.values(), key=lambda c: c.ordinal)]
         return out
 
-    @app.delete("/v1/documents/{doc_id:path}", tags=["documents"], dependencies=[write],
-                summary="delete one document", responses={404: {"description": "no such document"}})
+    @app.delete("/v1/documents/{doc_id:anytext}", tags=["documents"], dependencies=[write],
+                summary="delete one document", responses=_errors(*BODY, 401, 403, 404, 503))
     def delete_document(doc_id: str) -> dict:
         if not hub.write(writer.delete, doc_id):
             raise HTTPException(404, f"no document {doc_id!r}")
         return {"deleted": doc_id}
 
-    @app.post("/v1/prune", tags=["documents"], dependencies=[write],
+    @app.post("/v1/prune", tags=["documents"], dependencies=[write], responses=_errors(*BODY, 401, 403, 503),
               summary="delete every document whose id is not in keep")
     def prune(body: PruneIn) -> dict:
         if not body.keep and not body.remove_all:
@@ -294,13 +369,16 @@ def create_app(hub: Hub, *, own: bool = True) -> FastAPI:
         gone = hub.write(writer.prune, body.keep)
         return {"removed": len(gone), "ids": gone}
 
-    @app.get("/v1/stats", tags=["documents"], dependencies=[read], summary="what the store holds")
+    @app.get("/v1/stats", tags=["documents"], dependencies=[read], summary="what the store holds",
+             responses=_errors(401, 503))
     def stats() -> dict:
         with hub.reader() as idx:
             return idx.summary()
 
     # ---- embeddings ----------------------------------------------------------
     @app.post("/v1/embeddings", tags=["embeddings"], dependencies=[read],
+              responses=_errors(*BODY, 401, 404, 503, e404="the model is not served here",
+                                e413="the body is over hub.max_body_bytes, or the inputs over hub.max_inputs"),
               summary="OpenAI-compatible embeddings from the store's model")
     def embeddings(body: EmbeddingsIn) -> dict:
         texts = [body.input] if isinstance(body.input, str) else body.input

@@ -1,9 +1,10 @@
 """Request bodies of the hub's routes (pydantic models: validation and the OpenAPI
 document come from these). Unknown fields are refused, numbers and booleans are
-strict (``"k": true`` is an error), and text must be valid Unicode."""
+strict (``"k": true`` is an error), and text must be valid Unicode. :class:`Error`
+and :class:`Invalid` are the error bodies, as the OpenAPI document describes them."""
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
@@ -50,6 +51,12 @@ class SearchIn(Strict):
     explain: StrictBool = Field(False, description="add a line per result that says why it ranked")
 
 
+def _storable_id(value: str) -> str:
+    if "\x00" in value or not value.strip():
+        raise ValueError("a document id must not be blank or hold a NUL character (no store can keep it whole)")
+    return value
+
+
 class MarkIn(Strict):
     """Where a unit of a section's text begins and which page, slide, row or paragraph it is."""
     offset: Annotated[StrictInt, Field(ge=0)] = Field(description="character offset in the section's text")
@@ -68,7 +75,8 @@ class SectionIn(Strict):
 
 class DocumentIn(Strict):
     """A document as ``text`` (plain, or Markdown with ``format``) or as ready ``sections``."""
-    id: Annotated[Name, Field(min_length=1)] | None = Field(None, description="required unless derive_ids")
+    id: Annotated[Name, Field(min_length=1), AfterValidator(_storable_id)] | None = Field(
+        None, description="required unless derive_ids; no NUL character (PostgreSQL cannot store one)")
     title: Text = ""
     text: Annotated[Text, Field(max_length=10_000_000)] | None = None
     sections: Annotated[list[SectionIn], Field(max_length=10_000)] | None = None
@@ -98,3 +106,34 @@ class EmbeddingsIn(Strict):
     dimensions: Annotated[StrictInt, Field(ge=1)] | None = None
     user: Name | None = None
     kind: Literal["query", "passage"] = Field("query", description="e5's query or passage form (chaja's own field)")
+
+
+# ---- error bodies (the OpenAPI document's, not validated on the way out) -------------
+
+class Error(BaseModel):
+    """Every error but a 422 from validation: one sentence."""
+    detail: str
+
+
+class Problem(BaseModel):
+    """One place where a request does not fit its schema (pydantic's error, less its URL)."""
+    loc: list[str | int] = Field(description="where: body, query or path, then the fields")
+    msg: str
+    type: str
+    input: Any = None
+    ctx: dict[str, Any] | None = None
+
+
+class Invalid(BaseModel):
+    """422: a list of the places where the request does not fit its schema, or one
+    sentence for a request that fits it and is still refused (a document without an id,
+    the same id twice in a batch, an empty ``keep``, a file that could not be read)."""
+    detail: str | list[Problem]
+
+
+class Readiness(BaseModel):
+    """``/readyz``: ready or not; the encoder and a start-up error only to a caller with a key."""
+    status: Literal["ready", "loading", "failed"]
+    encoder: str | None = Field(None, description="the readers' encoder (to a caller with a key)")
+    detail: str | None = Field(None, description="why not ready")
+    error: str | None = Field(None, description="why start-up failed (to a caller with a key)")

@@ -9,6 +9,11 @@
 - **Writer**: one Index in a process of its own (:mod:`chaja.hub.writer`), fed one
   write at a time, at a lower CPU priority and with its own e5 session, so an ingest
   takes the cycles searches leave. Should it die, the next write starts a new one.
+  It dies with the hub, SIGKILL included (:func:`chaja.hub.writer.die_with`): the
+  hub starts it from a thread of its own that lives as long as the hub, since Linux's
+  parent-death signal follows the thread that started a process, not the process.
+  Multiprocessing's resource tracker ends when the last process holding its pipe
+  (the hub and the writer) does.
 - **Catching up**: after each write the hub's writer makes, and every
   ``hub.refresh_interval_s`` for writes of other processes, a background thread
   borrows each idle reader in turn and brings it up to date
@@ -26,7 +31,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from typing import TypeVar
@@ -57,6 +62,9 @@ class Hub:
         self._context = multiprocessing.get_context("spawn")
         self._active = self._context.Value("i", 0)     # searches in flight, which the writer yields to
         self._writes_lock = threading.Lock()
+        # the thread the writer process is started from: it lives until close(), so the
+        # writer's parent-death signal fires when the hub ends, not when a request thread does
+        self._spawner = ThreadPoolExecutor(1, thread_name_prefix="chaja-hub-spawn")
         self._free: queue.Queue[Index] = queue.Queue()
         self._readers: list[Index] = []
         self.ready = threading.Event()
@@ -85,10 +93,14 @@ class Hub:
         with self._writes_lock:
             if self._writes is None:
                 hub = self.config.hub
-                self._writes = ProcessPoolExecutor(
+                pool = ProcessPoolExecutor(
                     1, mp_context=self._context, initializer=writer.start,
                     initargs=(self.location, self.config.to_dict(), int(hub.writer_nice), int(hub.writer_threads),
-                              self._active if hub.ingest_max_wait_ms > 0 else None, float(hub.ingest_max_wait_ms)))
+                              self._active if hub.ingest_max_wait_ms > 0 else None, float(hub.ingest_max_wait_ms),
+                              os.getpid()))
+                # the pool starts its process on the first submit, in the submitting thread
+                self._spawner.submit(pool.submit, writer.pid).result()
+                self._writes = pool
             return self._writes
 
     def _load(self) -> None:
@@ -190,6 +202,7 @@ class Hub:
                     pass
                 self._writes.shutdown(wait=True)
                 self._writes = None
+        self._spawner.shutdown(wait=True)
         if self._refreshing is not None:
             self._refreshing.join(timeout=30)     # it may hold a reader
         for idx in self._readers:

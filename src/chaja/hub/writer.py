@@ -11,10 +11,21 @@ memory), up to ``hub.ingest_max_wait_ms``, so an ingest never stops. The serving
 process's readers see each commit through the store (SQLite's change log, or
 PostgreSQL itself). The functions below run in the writer process; the hub calls
 them through a one-worker process pool.
+
+The writer dies with the hub, however the hub ends (SIGKILL included): on Linux the
+kernel sends it SIGTERM when the hub's thread that started it ends (the parent-death
+signal; the hub starts its writer from a thread that lives as long as the hub), and
+everywhere a watchdog thread checks twice a second that its parent is still the hub.
+Without them a writer blocks forever on the pool's queue, whose pipe it holds both
+ends of, and keeps multiprocessing's resource tracker alive with it.
 """
 from __future__ import annotations
 
+import ctypes
 import os
+import signal
+import sys
+import threading
 import time
 
 import numpy as np
@@ -27,6 +38,41 @@ _index: Index | None = None
 
 #: passages the writer encodes between two looks at the searches in flight
 PIECE = 2
+
+#: prctl(2)'s option that sets the signal a process gets when its parent ends
+PR_SET_PDEATHSIG = 1
+
+#: how often the watchdog looks at the parent, in seconds
+WATCH_S = 0.5
+
+
+def _parent_death_signal(sig: int) -> bool:
+    """Ask Linux for ``sig`` when the thread that started this process ends; False
+    where there is no prctl (another system) or it refused."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(ctypes.c_int(PR_SET_PDEATHSIG), ctypes.c_ulong(int(sig)), ctypes.c_ulong(0),
+                          ctypes.c_ulong(0), ctypes.c_ulong(0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _watch(parent: int) -> None:
+    while True:
+        time.sleep(WATCH_S)
+        if os.getppid() != parent:        # the hub has ended: this process now belongs to another
+            os._exit(1)
+
+
+def die_with(parent: int) -> None:
+    """End this process when ``parent`` (the hub's pid) ends: the parent-death signal on
+    Linux, a watchdog thread everywhere, and a look now in case it ended already."""
+    _parent_death_signal(signal.SIGTERM)
+    if os.getppid() != parent:
+        os._exit(1)
+    threading.Thread(target=_watch, args=(parent,), name="chaja-writer-watchdog", daemon=True).start()
 
 
 class YieldingEncoder:
@@ -61,10 +107,14 @@ class YieldingEncoder:
         return getattr(self._inner, name)
 
 
-def start(location: str, config: dict, nice: int, threads: int, active=None, max_wait_ms: float = 0.0) -> None:
-    """The pool's initializer: lower the priority, open the store, load the encoders
-    (wrapped to yield to searches when ``active`` is given)."""
+def start(location: str, config: dict, nice: int, threads: int, active=None, max_wait_ms: float = 0.0,
+          parent: int | None = None) -> None:
+    """The pool's initializer: tie this process's life to the hub's (``parent``), lower
+    the priority, open the store, load the encoders (wrapped to yield to searches when
+    ``active`` is given)."""
     global _index
+    if parent is not None:
+        die_with(parent)
     if nice and hasattr(os, "nice"):
         try:
             os.nice(nice)
@@ -89,6 +139,10 @@ def start(location: str, config: dict, nice: int, threads: int, active=None, max
             _index._aligned = YieldingEncoder(aligned, active, wait)
 
 
+def pid() -> int:
+    return os.getpid()
+
+
 def ready() -> str:
     """Load and check the encoders (a store indexed with another model refuses here)."""
     _index.encoder.encode_passages(["warm up"])
@@ -100,7 +154,8 @@ def ready() -> str:
 
 def add(docs) -> dict:
     r = _index.add_documents(docs)
-    return {"added": r.added, "changed": r.changed, "unchanged": r.unchanged, "chunks": r.chunks}
+    return {"added": r.added, "changed": r.changed, "unchanged": r.unchanged, "chunks": r.chunks,
+            **({"refused": r.refused} if r.refused else {})}
 
 
 def add_file(path: str, doc_id: str, name: str) -> dict:
