@@ -200,3 +200,23 @@ def test_check_tells_a_hubs_tolerated_drift_and_deferred_graphs_from_faults_and_
         assert any("recomputed the language statistics" in d for d in done)
         assert any(d.startswith("built the deferred vector graphs") for d in done)
         assert idx.check() == [] and idx.check_notes() == []
+
+
+def test_a_run_stopped_before_its_statistics_leaves_a_note_not_a_fault(tmp_path, corpus, encoder):
+    """Ctrl-C or a kill between the last document and the statistics: check says the run
+    was stopped (a note, what the next run or --repair mends), not that the store is damaged."""
+    from chaja.ingest import index_documents
+    from chaja.loaders import load_paths
+
+    with chaja.open(tmp_path / "s.chaja", encoder=encoder) as idx:
+        idx.add([corpus / "filings"])
+        assert idx.check() == [] and idx.check_notes() == []
+        idx.store.set_meta("statistics.pending", "1")          # what add_documents sets as it starts
+        index_documents(idx.store, idx.encoder, list(load_paths([corpus / "manuals"])), idx.analyzer,
+                        aligned_encoder=idx.aligned_encoder)      # ... and dies before the statistics
+        assert idx.check() == []
+        assert any("stopped before it recorded" in n for n in idx.check_notes())
+        idx.store.set_meta("statistics.pending", "0")          # the same mismatch with no run stopped
+        assert idx.check() == ["statistics: the recorded language means do not match the stored vectors"]
+        idx.repair()
+        assert idx.check() == [] and idx.check_notes() == []

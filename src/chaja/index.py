@@ -38,6 +38,8 @@ from chaja.search.searcher import Searcher
 from chaja.stores import Store, StoreError, open_store
 
 _INDEX_KEYS = ("analyzer", "chunk_chars", "heading_vectors", "aligned_vectors")
+#: meta key set while an index run has written documents its statistics do not follow yet
+PENDING = "statistics.pending"
 
 
 class Index:
@@ -134,6 +136,8 @@ class Index:
             if progress is not None:
                 progress(dataclasses.replace(last[0], stage=name) if last else Progress(0, 0, 0, 0.0, 0, name))
 
+        if self.store.get_meta(PENDING) != "1":
+            self.store.set_meta(PENDING, "1")        # cleared once the statistics follow this run
         report = index_documents(self.store, enc, docs, self.analyzer, max_chars=self.config.index.chunk_chars,
                                  batch_chunks=max(self.config.encoder.batch_size, 1) * 4, prune=prune,
                                  heading_vectors=self.config.index.heading_vectors, aligned_encoder=aligned,
@@ -183,6 +187,7 @@ class Index:
             then = json.loads(recorded)
             if (then["langs"] == json.loads(shape)["langs"]
                     and abs(stats.chunks - then["chunks"]) <= self.statistics_drift * max(then["chunks"], 1)):
+                self._statistics_done()
                 return
         stage("vector statistics")
         means = self.store.language_means()
@@ -193,6 +198,11 @@ class Index:
             stage("translation lexicon")
         self._record_lexicon(several)
         self.store.set_meta("statistics.shape", shape)
+        self._statistics_done()
+
+    def _statistics_done(self) -> None:
+        if self.store.get_meta(PENDING) is not None:
+            self.store.set_meta(PENDING, "0")
 
     def _record_lexicon(self, several_languages: bool) -> None:
         """Record the translation lexicon (:mod:`chaja.search.lexicon`) of a store of more than
@@ -304,10 +314,14 @@ class Index:
         chunk count moved within ``hub.statistics_drift``, and vector graphs deferred
         (searched exactly until :meth:`build_graphs` or ``check --repair`` builds them)."""
         notes = []
-        if self._statistics_off() == "drift":
+        off = self._statistics_off()
+        if off == "drift":
             notes.append("statistics: the language means were recorded before the last few changes, within "
                          f"the hub's tolerance ({self.config.hub.statistics_drift:.0%} of the chunks); "
                          "check --repair recomputes them")
+        elif off == "interrupted":
+            notes.append("statistics: the last index run was stopped before it recorded the language means "
+                         "(Ctrl-C, a kill); the next chaja index, or check --repair, records them")
         deferred = self.deferred_graphs()
         if deferred:
             notes.append(f"vector graphs deferred: {', '.join(deferred)}; searches read those vectors exactly "
@@ -317,7 +331,8 @@ class Index:
     def _statistics_off(self) -> str:
         """How far the recorded language means are from the stored vectors: "" (they match),
         "drift" (they differ, but the chunk count moved within ``hub.statistics_drift`` of
-        what they were recorded at, as a hub's writer leaves them) or "fault"."""
+        what they were recorded at, as a hub's writer leaves them), "interrupted" (an index
+        run stopped before it recorded them) or "fault"."""
         recorded = decode_means(self.store.get_meta(META_KEY), min_chunks=1)
         actual = {lang: mean for lang, (count, mean) in self.store.language_means().items() if lang and count}
         stats = self.store.stats()
@@ -330,7 +345,7 @@ class Index:
             drift = max(self.statistics_drift, float(self.config.hub.statistics_drift))
             if abs(stats.chunks - then["chunks"]) <= drift * max(then["chunks"], 1):
                 return "drift"
-        return "fault"
+        return "interrupted" if self.store.get_meta(PENDING) == "1" else "fault"
 
     def repair(self) -> list[str]:
         """Mend what :meth:`check` and :meth:`check_notes` find without encoding anything
