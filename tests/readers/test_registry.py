@@ -86,3 +86,12 @@ def test_every_format_names_a_module_with_a_reader():
 
     for fmt in FORMATS.values():
         assert importlib.util.find_spec(fmt.module) is not None, fmt.module
+
+
+def test_a_reader_whose_library_is_missing_names_the_extra():
+    from chaja.readers.base import MissingExtra
+    from chaja.readers.registry import Format
+
+    fmt = Format("pdf", (".pdf",), "chaja.readers.pdf", "documents", ("no_such_library_for_chaja",))
+    with pytest.raises(MissingExtra, match=re.escape("pip install 'chaja[documents]'")):
+        fmt.reader()

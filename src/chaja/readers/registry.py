@@ -8,6 +8,7 @@ module's library; the module is imported only when a file of its format is read.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
