@@ -142,14 +142,6 @@ def test_broken_image_is_refused(tmp_path):
         read(path)
 
 
-@pytest.fixture
-def no_tesseract(monkeypatch, tmp_path):
-    """A machine without Tesseract: a PATH where the program is not."""
-    monkeypatch.setenv("PATH", str(tmp_path))
-    image_reader.ocr_problem.cache_clear()
-    yield
-    image_reader.ocr_problem.cache_clear()
-
 
 def test_without_tesseract_says_what_to_install(tmp_path, no_tesseract):
     assert not image_reader.ocr_available()

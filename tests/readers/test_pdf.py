@@ -440,14 +440,6 @@ def _scan_pdf(path: Path, text_page: bool, font_path: Path) -> Path:
     return path
 
 
-@pytest.fixture
-def no_tesseract(monkeypatch, tmp_path):
-    """A machine without Tesseract: a PATH where the program is not."""
-    monkeypatch.setenv("PATH", str(tmp_path))
-    image_reader.ocr_problem.cache_clear()
-    yield
-    image_reader.ocr_problem.cache_clear()
-
 
 def test_page_without_text_gets_one_note_naming_what_to_install(tmp_path, nanum, no_tesseract):
     doc, ctx = read(_scan_pdf(tmp_path / "mixed.pdf", True, NANUM))
