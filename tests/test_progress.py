@@ -42,3 +42,18 @@ def test_each_finishing_step_is_drawn_as_it_begins():
         report(SimpleNamespace(documents_done=5, documents_total=5, chunks_done=15, encode_rate=12.5, stage=step))
         assert f"step={step}" in out.getvalue()      # at once, not at the next interval
     bar.close()
+
+
+def test_reading_draws_a_bar_only_for_a_long_file(tmp_path):
+    import io
+
+    from chaja import progress
+
+    log = io.StringIO()
+    show = progress.reading(stream=log)          # a log, not a terminal: 200 pages and up
+    for n in range(1, 36):
+        show("short.pdf", n, 35)
+    assert log.getvalue() == ""
+    for n in range(1, 501):
+        show("long.pdf", n, 500)
+    assert "reading long.pdf" in log.getvalue() and "500/500" in log.getvalue()

@@ -60,10 +60,14 @@ def indexing(desc: str = "indexing", *, quiet: bool = False, stream=None):
     return report, bar
 
 
-def reading(*, quiet: bool = False, stream=None, min_units: int = 20):
+def reading(*, quiet: bool = False, stream=None, min_units: int | None = None):
     """A callback for ``Index.add(read_progress=...)``: a bar per file of at least
-    ``min_units`` pages (slides, sheets), so a long PDF shows how far it is read."""
+    ``min_units`` pages (slides, sheets), so a long PDF shows how far it is read: 20 on
+    a terminal, 200 where stderr is a log (where each bar costs lines)."""
     state: dict = {}
+    if min_units is None:
+        out = stream or sys.stderr
+        min_units = 20 if hasattr(out, "isatty") and out.isatty() else 200
 
     def report(path: str, done: int, total: int) -> None:
         if quiet or total < min_units:
