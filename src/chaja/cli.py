@@ -298,8 +298,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         if args.repair:
             for line in idx.repair():
                 print(f"repaired: {line}")
-        found = idx.check()
-        notes = idx.check_notes()
+        found, notes = idx.inspect()
         stats = idx.store.stats()
         staged = idx.store.staged() if hasattr(idx.store, "staged") else {}
     for f in found:

@@ -28,7 +28,7 @@ def index(args: argparse.Namespace, language: str) -> int:
     got = hub.add_documents(docs)
     print(f"documents: {got['added']} added, {got['changed']} changed, {got['unchanged']} unchanged "
           f"(sent to {args.hub})")
-    unread = {s.path for s in report.skipped if s.failed} | set(report.partial)
+    unread = report.unreadable
     if args.prune and (report.prune_veto() or unread):
         print(f"note: nothing pruned: {report.prune_veto() or f'{len(unread)} file(s) could not be read whole'}",
               file=sys.stderr)

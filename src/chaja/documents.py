@@ -52,10 +52,6 @@ class Location:
     def as_dict(self) -> dict:
         return {"unit": self.unit, "first": self.first, "last": self.last, "part": self.part, "label": self.label}
 
-    @classmethod
-    def from_dict(cls, d: dict) -> "Location":
-        return cls(str(d["unit"]), int(d["first"]), int(d["last"]), str(d.get("part") or ""))
-
     def encode(self) -> str:
         """The compact form the stores keep: ``page:3:4`` (``row:2:41:Prices`` with a part)."""
         return ":".join((self.unit, str(self.first), str(self.last))) + (f":{self.part}" if self.part else "")
@@ -66,6 +62,13 @@ class Location:
             return None
         unit, first, last, *part = value.split(":", 3)
         return cls(unit, int(first), int(last), part[0] if part else "")
+
+
+def source_file(path: str) -> str:
+    """The file a document's ``path`` names: ``docs.jsonl:3`` (a JSON Lines record's
+    path, file and line) is ``docs.jsonl``."""
+    head, _, tail = path.rpartition(":")
+    return head if head and tail.isdigit() else path
 
 
 def locate(marks: tuple[tuple[int, Location], ...], start: int, end: int) -> Location | None:

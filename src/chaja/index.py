@@ -27,7 +27,7 @@ from chaja.documents import Document
 from chaja.encoders import Encoder, get_encoder
 from chaja.encoders.aligned import UseM3Encoder, get_aligned_encoder
 from chaja.encoders.base import model_of
-from chaja.ingest import IndexReport, Progress, index_documents
+from chaja.ingest import IndexReport, Progress, PruneGuard, index_documents
 from chaja.loaders import LoadReport, ReadProgress, load_paths
 from chaja.rerank import Reranker, get_reranker
 from chaja.search import background, lexicon
@@ -109,19 +109,18 @@ class Index:
                           ocr=self.config.index.ocr,
                           progress=read_progress)
         report = self.add_documents(docs, prune=prune, defer_graphs=defer_graphs, progress=progress,
-                                    prune_veto=load_report.prune_veto, still_there=load_report.still_there,
-                                    replace_moved=replace_moved)
+                                    prune_guard=load_report, replace_moved=replace_moved)
         report.files, report.skipped, report.problems = load_report.files, load_report.skipped, load_report.problems
         return report
 
     def add_documents(self, docs: Iterable[Document], *, prune: bool = False, defer_graphs: bool = False,
                       progress: Callable[[Progress], None] | None = None,
-                      prune_veto: Callable[[], str] | None = None,
-                      still_there: Callable[[list], set[str]] | None = None,
-                      replace_moved: bool = True) -> IndexReport:
+                      prune_guard: PruneGuard | None = None, replace_moved: bool = True) -> IndexReport:
         """Index documents. ``defer_graphs`` (a bulk load): the SQLite store builds no vector
         graph now, so the documents are searchable sooner and searched exactly until
-        :meth:`build_graphs` (``chaja optimize``) or a later write's compaction builds them."""
+        :meth:`build_graphs` (``chaja optimize``) or a later write's compaction builds them.
+        Documents given here replace those of the same id wherever they came from
+        (``replace_moved``; :meth:`add` keeps those of another file still there)."""
         enc = self.encoder
         aligned = self.aligned_encoder
         self._record_settings(enc, aligned)
@@ -141,8 +140,8 @@ class Index:
         report = index_documents(self.store, enc, docs, self.analyzer, max_chars=self.config.index.chunk_chars,
                                  batch_chunks=max(self.config.encoder.batch_size, 1) * 4, prune=prune,
                                  heading_vectors=self.config.index.heading_vectors, aligned_encoder=aligned,
-                                 progress=relay if progress is not None else None, prune_veto=prune_veto,
-                                 still_there=still_there, replace_moved=replace_moved)
+                                 progress=relay if progress is not None else None, prune_guard=prune_guard,
+                                 replace_moved=replace_moved)
         # also after a run that found nothing to do: a crash may have left them behind
         self._record_statistics(changed=bool(report.added or report.changed or report.removed), stage=stage)
         compact = getattr(self.store, "compact", None)
@@ -298,24 +297,21 @@ class Index:
             cfg.set(dotted, value)
         return cfg.search
 
-    def check(self) -> list[str]:
-        """Faults that make the index less than whole: the store's own (where the store can
-        check itself) and recorded language statistics that no longer match the stored
-        vectors beyond what a hub allows (``chaja index`` on the same files, or
-        :meth:`repair`, brings those up to date). Empty: whole. :meth:`check_notes` says
-        what is in order but not exact."""
-        out = list(self.store.check()) if hasattr(self.store, "check") else []
-        if self._statistics_off() == "fault":
-            out.append("statistics: the recorded language means do not match the stored vectors")
-        return out
-
-    def check_notes(self) -> list[str]:
-        """What a whole index may still show: statistics a hub left as they were while the
-        chunk count moved within ``hub.statistics_drift``, and vector graphs deferred
-        (searched exactly until :meth:`build_graphs` or ``check --repair`` builds them)."""
+    def inspect(self) -> tuple[list[str], list[str]]:
+        """(faults, notes), the stored vectors read once. Faults make the index less than
+        whole: the store's own (where the store can check itself) and recorded language
+        statistics that no longer match the stored vectors beyond what a hub allows
+        (``chaja index`` on the same files, or :meth:`repair`, brings those up to date).
+        Notes are what a whole index may still show: statistics a hub left as they were
+        while the chunk count moved within ``hub.statistics_drift``, or that an index run
+        stopped before recording, and vector graphs deferred (searched exactly until
+        :meth:`build_graphs` or :meth:`repair` builds them)."""
+        faults = list(self.store.check()) if hasattr(self.store, "check") else []
         notes = []
         off = self._statistics_off()
-        if off == "drift":
+        if off == "fault":
+            faults.append("statistics: the recorded language means do not match the stored vectors")
+        elif off == "drift":
             notes.append("statistics: the language means were recorded before the last few changes, within "
                          f"the hub's tolerance ({self.config.hub.statistics_drift:.0%} of the chunks); "
                          "check --repair recomputes them")
@@ -326,7 +322,15 @@ class Index:
         if deferred:
             notes.append(f"vector graphs deferred: {', '.join(deferred)}; searches read those vectors exactly "
                          "until check --repair or chaja optimize builds them")
-        return notes
+        return faults, notes
+
+    def check(self) -> list[str]:
+        """The faults of :meth:`inspect`; empty: whole."""
+        return self.inspect()[0]
+
+    def check_notes(self) -> list[str]:
+        """The notes of :meth:`inspect`."""
+        return self.inspect()[1]
 
     def _statistics_off(self) -> str:
         """How far the recorded language means are from the stored vectors: "" (they match),
@@ -348,7 +352,7 @@ class Index:
         return "interrupted" if self.store.get_meta(PENDING) == "1" else "fault"
 
     def repair(self) -> list[str]:
-        """Mend what :meth:`check` and :meth:`check_notes` find without encoding anything
+        """Mend what :meth:`inspect` finds without encoding anything
         again: the store's own repairs (where it has them), the language statistics and
         deferred vector graphs; returns what was done."""
         done = list(self.store.repair(self.analyzer)) if hasattr(self.store, "repair") else []

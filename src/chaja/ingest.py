@@ -21,10 +21,11 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from chaja.analysis import Analyzer
 from chaja.chunking import chunk_document, iter_chunks
-from chaja.documents import ChunkRecord, Document
+from chaja.documents import ChunkRecord, Document, source_file
 from chaja.encoders.base import Encoder
 from chaja.stores.base import Store
 
@@ -78,10 +79,12 @@ class IndexReport:
         return out
 
 
-def _file(path: str) -> str:
-    """The file a stored path names: ``docs.jsonl:3`` is a line of ``docs.jsonl``."""
-    head, _, tail = path.rpartition(":")
-    return head if head and tail.isdigit() else path
+class PruneGuard(Protocol):
+    """What a prune asks the loader before removing the documents a run did not see."""
+
+    def prune_veto(self) -> str: ...
+
+    def still_there(self, infos: list) -> set[str]: ...
 
 
 def held_elsewhere(store: Store, docs: list[Document]) -> dict[str, str]:
@@ -97,7 +100,7 @@ def held_elsewhere(store: Store, docs: list[Document]) -> dict[str, str]:
     out = {}
     for info in store.documents(ids=list(paths), limit=len(paths)):
         new, old = paths.get(info.id) or "", info.path or ""
-        if old and new and _file(old) != _file(new) and os.path.exists(_file(old)):
+        if old and new and source_file(old) != source_file(new) and os.path.exists(source_file(old)):
             out[info.id] = old
     return out
 
@@ -134,13 +137,12 @@ def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], an
                     *, max_chars: int = 1200, batch_chunks: int = 64, prune: bool = False,
                     heading_vectors: bool = False, aligned_encoder: Encoder | None = None,
                     progress: Callable[[Progress], None] | None = None,
-                    prune_veto: Callable[[], str] | None = None,
-                    still_there: Callable[[list], set[str]] | None = None,
-                    replace_moved: bool = False) -> IndexReport:
-    """Store ``docs`` (see the module's docstring). With ``prune``, ``prune_veto`` is asked
-    once every document is read: a reason it gives (a path that was missing, nothing
-    read) removes nothing and is kept in ``prune_refused``; ``still_there`` names the
-    unseen documents whose file is still there (it failed to read), which stay. A
+                    prune_guard: PruneGuard | None = None, replace_moved: bool = False) -> IndexReport:
+    """Store ``docs`` (see the module's docstring). With ``prune``, ``prune_guard`` (the
+    loader's report) is asked once every document is read: a reason its ``prune_veto()``
+    gives (a path that was missing, nothing read) removes nothing and is kept in
+    ``prune_refused``, and the unseen documents its ``still_there(infos)`` names (their
+    file is there but failed to read) stay. A
     document whose id is stored from another file that is still there (two folders
     of one layout indexed into one store) is not stored over it unless
     ``replace_moved``; it is named in ``kept_elsewhere``."""
@@ -273,13 +275,13 @@ def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], an
             flush()
     flush()
 
-    if prune and prune_veto is not None:
-        report.prune_refused = prune_veto()
+    if prune and prune_guard is not None:
+        report.prune_refused = prune_guard.prune_veto()
         prune = not report.prune_refused
     if prune:
         gone = sorted(set(stored) - set(seen))
-        if gone and still_there is not None:
-            kept = still_there(store.documents(ids=gone, limit=len(gone)))
+        if gone and prune_guard is not None:
+            kept = prune_guard.still_there(store.documents(ids=gone, limit=len(gone)))
             if kept:
                 report.prune_refused = (f"kept {len(kept)} document{'s' if len(kept) > 1 else ''} whose file "
                                         "is still there but could not be read")

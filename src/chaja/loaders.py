@@ -23,14 +23,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from chaja.documents import Document
+from chaja.documents import Document, source_file
 from chaja.language import detect_language
 from chaja.readers.base import ReadContext, ReadError
-from chaja.readers.jsonl import MARKUP_FORMATS, document_from_record  # noqa: F401  (the hub's records)
-from chaja.readers.registry import BY_EXTENSION, format_of
-from chaja.readers.text import text_sections  # noqa: F401  (kept importable from here)
-
-SUPPORTED = set(BY_EXTENSION)
+from chaja.readers.registry import format_of
 
 
 @dataclass(frozen=True)
@@ -68,16 +64,17 @@ class LoadReport:
             return "no file under the paths given could be read"
         return ""
 
+    @property
+    def unreadable(self) -> set[str]:
+        """The files that are there but could not be read whole: a reader failed on them,
+        or read them only in part (a bad line)."""
+        return {s.path for s in self.skipped if s.failed} | set(self.partial)
+
     def still_there(self, infos: list) -> set[str]:
         """The ids, among stored documents this run did not see (``DocumentInfo``), whose
-        file is still there: it could not be read, or was read only in part (a bad line)."""
-        kept = {s.path for s in self.skipped if s.failed} | set(self.partial)
-        return {d.id for d in infos if d.path and (d.path in kept or d.path.rsplit(":", 1)[0] in kept)}
-
-    @property
-    def unread(self) -> set[str]:
-        """The paths of the files that were not read."""
-        return {s.path for s in self.skipped}
+        file is still there but could not be read whole (:attr:`unreadable`)."""
+        kept = self.unreadable
+        return {d.id for d in infos if d.path and source_file(d.path) in kept}
 
 
 #: ``progress(path, done, total)``: how many pages (slides, sheets) of ``path`` are read

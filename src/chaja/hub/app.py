@@ -45,7 +45,8 @@ from chaja.hub.limits import BodyLimits
 from chaja.hub.models import DocumentsIn, EmbeddingsIn, Error, Invalid, PruneIn, Readiness, SearchIn
 from chaja.hub.state import Busy, Hub, NotReady
 from chaja.documents import Document, Location, Section
-from chaja.loaders import assign_language, document_from_record
+from chaja.loaders import assign_language
+from chaja.readers.jsonl import document_from_record
 from chaja.stores import StoreBusy, StoreError
 
 
