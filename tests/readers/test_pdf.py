@@ -511,3 +511,13 @@ def test_ocr_always_reads_pages_with_text_too(tmp_path, nanum):
     assert {"committee", "approved", "tariff", "monday"} <= words(page_text(doc, 1))
     assert {"meter", "first", "month"} <= words(page_text(doc, 3))
     assert len({"계량기는", "매월", "검침한다"} & words(page_text(doc, 3))) >= 2
+
+
+@pytest.mark.parametrize("line, number", [
+    ("3", True), ("- 3 -", True), ("iv", True), ("xii", True), ("Page 3 of 10", True), ("3 / 27", True),
+    ("3쪽", True), ("Civil", False), ("DC", False), ("Did", False), ("MIX", False), ("Vivid", False),
+])
+def test_page_numbers_and_words_that_look_like_them(line, number):
+    from chaja.readers.pdf_lines import is_page_number
+
+    assert is_page_number(line) is number

@@ -77,12 +77,14 @@ class Block:
     paragraph, a table row, a note. ``outline`` is the heading level the file itself
     marks (an HWP 개요 paragraph), ``note`` a block that belongs to the one before it
     (a footnote: it takes that paragraph's number), ``row`` a table row (never a
-    heading)."""
+    heading); ``location`` where the block is, for a format that counts pages rather
+    than paragraphs (a PDF's), else the block is marked with its paragraph number."""
 
     text: str
     outline: int | None = None
     note: bool = False
     row: bool = False
+    location: Location | None = None
 
 
 def numbered_levels(blocks: list[Block]) -> list[int | None]:
@@ -124,8 +126,8 @@ def block_sections(blocks: list[Block], marked: bool) -> tuple[list[Section], li
     :func:`numbered_heading_level` finds at the start of a paragraph (its first line;
     the rest stays body text), except runs of numbered paragraphs in sequence, which
     are lists. The blocks are numbered 1.. as paragraphs, a note taking its paragraph's
-    number; blank blocks take none. A heading's text goes into the heading path, not
-    the body."""
+    number; blank blocks take none; each is marked with its own ``location`` or that
+    number. A heading's text goes into the heading path, not the body."""
     sections: list[Section] = []
     headings: list[str] = []
     path: list[tuple[int, str]] = []
@@ -161,10 +163,11 @@ def block_sections(blocks: list[Block], marked: bool) -> tuple[list[Section], li
             path.append((level, heading))
             headings.append(heading)
         if text:
-            pieces.append((Location("paragraph", n, n), text))
+            pieces.append((block.location or Location("paragraph", n, n), text))
     close()
     if not sections and path:                 # headings alone: keep them as text
-        sections.append(Section((), "\n\n".join(h for _, h in path), ((0, Location("paragraph", 1, 1)),)))
+        first = next((b.location for b in blocks if b.location), Location("paragraph", 1, 1))
+        sections.append(Section((), "\n\n".join(h for _, h in path), ((0, first),)))
     return sections, headings
 
 

@@ -32,7 +32,8 @@ import pypdfium2.raw as pdfium_c
 from chaja.documents import Document, Location
 from chaja.readers.base import ReadContext, ReadError, located_section
 from chaja.readers.pdf_layout import Line, PageChars, char_code, ocr_lines, page_lines
-from chaja.readers.headings import Block, numbered_levels
+from chaja.language import detect_language
+from chaja.readers.headings import Block, block_sections, numbered_heading_level
 from chaja.readers.pdf_lines import document_words, drop_contents_lines, drop_running_lines, join_lines
 
 # PDFium is not thread-safe: one PDF is read at a time in a process
@@ -198,6 +199,7 @@ class _Pages:
     imaged: list[int] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     ocred: list[int] = field(default_factory=list)       # pages read by OCR
+    boxes: list[tuple] = field(default_factory=list)     # each page's (left, bottom, right, top)
 
 
 def _read_pages(pdf, ctx: ReadContext) -> _Pages:
@@ -211,9 +213,10 @@ def _read_pages(pdf, ctx: ReadContext) -> _Pages:
     for index in range(total):
         page = pdf[index]
         try:
+            out.boxes.append(tuple(page.get_bbox()))
             textpage = page.get_textpage()
             try:
-                lines, chars = page_lines(textpage, page.get_bbox())
+                lines, chars = page_lines(textpage, out.boxes[-1])
             finally:
                 textpage.close()
             reason = _ocr_reason(page, chars, lines)
@@ -225,6 +228,8 @@ def _read_pages(pdf, ctx: ReadContext) -> _Pages:
                         out.ocred.append(index + 1)
                 except ReadError as exc:
                     out.failures.append(f"page {index + 1}: {exc}")
+                    if reason == "garbled":        # the text layer is noise: not indexed
+                        lines = []
             elif reason in ("no text", "garbled"):
                 out.unread.append(index + 1)
                 lines = []
@@ -275,8 +280,6 @@ def _sections(pages: list[list[Line]], marks: list[_Mark], boxes: list[tuple[flo
 def _first_line_title(pages: list[list[Line]]) -> str:
     """The first page's first line, where it reads as a title: at most 80 characters,
     with letters, no numbered heading (that opens a section), no sentence."""
-    from chaja.readers.headings import numbered_heading_level
-
     first = next((lines[0].text for lines in pages[:1] if lines), "").strip()
     if (0 < len(first) <= 80 and any(ch.isalpha() for ch in first) and numbered_heading_level(first) is None
             and not first.endswith((".", "다"))):
@@ -285,18 +288,14 @@ def _first_line_title(pages: list[list[Line]]) -> str:
 
 
 def _korean(pages: list[list[Line]]) -> bool:
-    """Whether the text is Korean (Hangul a fifth of its letters or more): numbered
-    headings are Korean official documents' way; in English "(6) In the ..." is a list."""
-    from chaja.language import hangul_share
-
-    return hangul_share("".join(line.text for lines in pages[:50] for line in lines)) >= 0.2
+    """Whether the text is Korean: numbered headings are Korean official documents'
+    way; in English "(6) In the ..." is a list."""
+    return detect_language("".join(line.text for lines in pages[:50] for line in lines)) == "ko"
 
 
 def _paragraphs(pages: list[list[Line]]) -> list[tuple[int, list[Line]]]:
     """(page index, lines) of each paragraph in reading order, a page break ending one;
     a page's first line starts one only where it reads as a numbered heading."""
-    from chaja.readers.headings import numbered_heading_level
-
     paras: list[tuple[int, list[Line]]] = []
     for index, lines in enumerate(pages):
         for i, line in enumerate(lines):
@@ -309,31 +308,14 @@ def _paragraphs(pages: list[list[Line]]) -> list[tuple[int, list[Line]]]:
 
 
 def _numbered_sections(pages: list[list[Line]]) -> list:
-    """Sections of a PDF without an outline: by the numbered headings of Korean official
-    documents (``Ⅰ.``, ``1.``, ``□``, ``가.``: :func:`chaja.readers.headings.numbered_levels`,
-    runs of numbered items in sequence being lists), each paragraph marked with its page."""
-    paras = _paragraphs(pages)
-    levels = numbered_levels([Block("\n".join(line.text for line in lines)) for _, lines in paras])
+    """Sections of a PDF without an outline: its paragraphs as blocks marked with their
+    page, sectioned by the numbered headings of Korean official documents (``Ⅰ.``,
+    ``1.``, ``□``, ``가.``) as :func:`chaja.readers.headings.block_sections` does for
+    HWP, runs of numbered items in sequence being lists."""
     words = document_words(pages)
-    sections, path, pieces = [], [], []
-
-    def close() -> None:
-        section = located_section(tuple(h for _, h in path), pieces)
-        if section is not None:
-            sections.append(section)
-        pieces.clear()
-
-    for (index, lines), level in zip(paras, levels):
-        if level is not None:
-            close()
-            while path and path[-1][0] >= level:
-                path.pop()
-            path.append((level, " ".join(lines[0].text.split())))
-            lines = lines[1:]
-        if lines:
-            pieces.append((Location("page", index + 1, index + 1), join_lines(lines, words)))
-    close()
-    return sections
+    blocks = [Block(join_lines(lines, words), location=Location("page", index + 1, index + 1))
+              for index, lines in _paragraphs(pages)]
+    return block_sections(blocks, marked=False)[0]
 
 
 def _heading_line(lines: list[Line], start: int, mark: _Mark, bbox: tuple[float, float, float, float]) -> int:
@@ -353,14 +335,6 @@ def _heading_line(lines: list[Line], start: int, mark: _Mark, bbox: tuple[float,
     return start
 
 
-def _page_box(pdf, index: int) -> tuple[float, float, float, float]:
-    page = pdf[index]
-    try:
-        return tuple(page.get_bbox())
-    finally:
-        page.close()
-
-
 def read(ctx: ReadContext) -> Iterator[Document]:
     """The PDF as one document: its pages' text under its outline's headings."""
     with _LOCK:
@@ -369,7 +343,6 @@ def read(ctx: ReadContext) -> Iterator[Document]:
             total = len(pdf)
             meta_title = meaningful_title(pdf.get_metadata_value("Title") if total else "")
             marks = _outline(pdf)
-            boxes = [_page_box(pdf, i) for i in range(total)] if marks else []
             got = _read_pages(pdf, ctx)
         finally:
             pdf.close()
@@ -377,7 +350,7 @@ def read(ctx: ReadContext) -> Iterator[Document]:
     drop_running_lines(got.lines)
     drop_contents_lines(got.lines)
     if marks:
-        sections = _sections(got.lines, marks, boxes)
+        sections = _sections(got.lines, marks, got.boxes)
     elif _korean(got.lines):
         sections = _numbered_sections(got.lines)
     else:

@@ -14,7 +14,8 @@ from chaja.readers.pdf_layout import Line
 # ------------------------------------------------------------------ running headers, page numbers
 
 _PAGE_NUMBER = re.compile(
-    r"[-–—\s]*(?:\d{1,5}|[ivxlcdm]{1,7})[-–—\s]*"
+    # a roman numeral only as one is written (iv, xii), so "Civil" or "DC" is no page number
+    r"[-–—\s]*(?:\d{1,5}|(?=[ivxlc])(?:x{0,3}|xl|l)(?:ix|iv|v?i{0,3}))[-–—\s]*"
     r"|(?:page|p\.|pg\.?)\s*\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?"
     r"|\d{1,4}\s*(?:/|of)\s*\d{1,4}"
     r"|[-–—\s]*\d{1,4}\s*(?:쪽|페이지|면)[-–—\s]*"
