@@ -26,6 +26,7 @@ from pathlib import Path
 from chaja.documents import Document, source_file
 from chaja.language import detect_language
 from chaja.readers.base import ReadContext, ReadError
+from chaja.readers.encoding import UTF8
 from chaja.readers.registry import format_of
 
 
@@ -172,7 +173,7 @@ def read_file(path: Path, doc_id: str, report: LoadReport, *, ocr: str = "auto",
     report.formats[fmt.name] += 1
     if ctx.partial:
         report.partial.append(str(path))
-    if ctx.encoding and ctx.encoding not in ("utf-8", "utf-8-sig", "utf_8", "ascii"):
+    if ctx.encoding and ctx.encoding not in UTF8:
         report.encodings[str(path)] = ctx.encoding
     report.problems.extend(_note(path, n) for n in ctx.notes)
     yield from docs

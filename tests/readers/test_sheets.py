@@ -289,3 +289,11 @@ def test_rows_of_amounts_are_not_taken_for_a_header(tmp_path):
     path.write_text('전기요금,"12,000원",3월\n수도요금,"8,000원",3월\n', encoding="utf-8")
     doc, _ = read_csv(path)
     assert doc.text == "전기요금 | 12,000원 | 3월\n수도요금 | 8,000원 | 3월"
+
+
+def test_a_utf16_csv_without_a_byte_order_mark_is_read_as_utf16(tmp_path):
+    path = tmp_path / "export.csv"
+    path.write_bytes("code,name\n1100000000,Seoul\n2600000000,Busan\n".encode("utf-16-le"))
+    doc, ctx = read_csv(path)
+    assert ctx.encoding == "utf-16-le"
+    assert line_at(doc, 2)[0] == "code: 1100000000, name: Seoul"

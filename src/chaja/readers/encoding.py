@@ -1,13 +1,17 @@
-"""Bytes of a text file → text, with the encoding it was written in.
+"""Bytes of a text file → the encoding it was written in, and its text.
 
-Tried in order: a byte-order mark (UTF-8, UTF-16, UTF-32); strict UTF-8; UTF-16
-without a mark when every other byte of ASCII-range text is NUL; strict CP949 (the
-Korean Windows code page, a superset of EUC-KR) when the result is mostly Hangul;
-then charset-normalizer's best guess. UTF-8 with a few broken bytes stays UTF-8 with
-the bytes replaced (U+FFFD) rather than being read as another code page.
+:func:`detect` tries, in order: a byte-order mark (UTF-8, UTF-16, UTF-32); UTF-16
+without a mark when every other byte of ASCII-range text is NUL; strict UTF-8;
+strict CP949 (the Korean Windows code page, a superset of EUC-KR) when the result is
+mostly Hangul; UTF-8 again when only a few bytes are broken beside good UTF-8 (they are
+replaced, U+FFFD, rather than the text read as another code page); then
+charset-normalizer's best guess.
+The text reader decodes a whole file with it (:func:`decode`); the CSV reader judges
+the first megabyte and streams the rest.
 """
 from __future__ import annotations
 
+import codecs
 from dataclasses import dataclass
 
 from chaja.language import hangul_share
@@ -18,6 +22,8 @@ _BOMS = ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe\x00\x00", "utf-32"), (b"\x0
 #: UTF-8 is still read as UTF-8 rather than as whatever code page a detector guesses
 BROKEN_UTF8_CHARS = 16
 BROKEN_UTF8_SHARE = 0.02
+#: codecs that are UTF-8 (the loader reports every other one)
+UTF8 = ("utf-8", "utf-8-sig", "ascii")
 
 
 @dataclass(frozen=True)
@@ -27,9 +33,16 @@ class Decoded:
     note: str | None = None  # a sentence for the report when bytes were replaced
 
 
-def _utf16_without_bom(data: bytes) -> str | None:
-    head = data[:4096]
-    if len(head) < 4 or len(head) % 2:
+def has_bom(head: bytes) -> bool:
+    return any(head.startswith(bom) for bom, _ in _BOMS)
+
+
+def utf16_without_bom(head: bytes) -> str | None:
+    """``utf-16-le`` or ``utf-16-be`` when every other byte of the first 4 KB is NUL
+    (ASCII-range UTF-16 written without a byte-order mark), else None."""
+    head = head[:4096]
+    head = head[: len(head) // 2 * 2]
+    if len(head) < 4:
         return None
     if head[1::2].count(0) > 0.9 * (len(head) // 2):
         return "utf-16-le"
@@ -38,51 +51,56 @@ def _utf16_without_bom(data: bytes) -> str | None:
     return None
 
 
-def decode(data: bytes) -> Decoded:
-    """The text of ``data`` and the encoding it was read as (see the module's docstring)."""
-    for bom, codec in _BOMS:
-        if data.startswith(bom):
-            try:
-                return Decoded(data.decode(codec), codec.removesuffix("-sig"))
-            except UnicodeDecodeError as exc:
-                return Decoded(data.decode(codec, errors="replace"), codec,
-                               f"invalid {codec.upper().removesuffix('-SIG')} at byte {exc.start}; bad bytes replaced")
-    codec = _utf16_without_bom(data)       # ASCII-range UTF-16 is valid UTF-8 too: asked first
-    if codec is not None:
-        try:
-            return Decoded(data.decode(codec), codec)
-        except UnicodeDecodeError:
-            pass
+def _decodes(head: bytes, codec: str, whole: bool) -> bool:
+    """Whether ``head`` is valid ``codec`` (a character cut at its end is allowed unless
+    ``head`` is the whole file)."""
     try:
-        return Decoded(data.decode("utf-8"), "utf-8")
-    except UnicodeDecodeError as exc:
-        first_bad = exc.start
-    try:
-        text = data.decode("cp949")
-        if hangul_share(text) >= 0.2:
-            return Decoded(text, "cp949")
+        codecs.getincrementaldecoder(codec)("strict").decode(head, final=whole)
+        return True
     except UnicodeDecodeError:
-        pass
-    lenient = data.decode("utf-8", errors="replace")
+        return False
+
+
+def detect(head: bytes, whole: bool = True) -> str:
+    """The codec to read a file in that begins with ``head`` (the whole file when
+    ``whole``), by the rules in the module's docstring."""
+    for bom, codec in _BOMS:
+        if head.startswith(bom):
+            return codec
+    codec = utf16_without_bom(head)             # ASCII-range UTF-16 is valid UTF-8 too: asked first
+    if codec is not None and _decodes(head, codec, whole):
+        return codec
+    if _decodes(head, "utf-8", whole):
+        return "utf-8"
+    if _decodes(head, "cp949", whole) and hangul_share(head.decode("cp949", errors="ignore")) >= 0.2:
+        return "cp949"
+    lenient = head.decode("utf-8", errors="replace")
     broken = lenient.count("\ufffd")
-    if broken <= max(BROKEN_UTF8_CHARS, BROKEN_UTF8_SHARE * len(lenient)):
-        return Decoded(lenient, "utf-8", f"invalid UTF-8 at byte {first_bad}; bad bytes replaced")
-    guess = _charset_normalizer(data)
-    if guess is not None:
-        return guess
-    return Decoded(lenient, "utf-8", f"invalid UTF-8 at byte {first_bad}; bad bytes replaced")
-
-
-def _charset_normalizer(data: bytes) -> Decoded | None:
+    multibyte = any(ord(ch) > 0x7F and ch != "\ufffd" for ch in lenient)
+    # UTF-8 with a few bad bytes (it holds good UTF-8 beside them, or too little else to
+    # judge by), not a single-byte code page whose every letter past ASCII is "broken"
+    if broken <= max(BROKEN_UTF8_CHARS, BROKEN_UTF8_SHARE * len(lenient)) and (multibyte or broken < 4):
+        return "utf-8"
     try:
         from charset_normalizer import from_bytes
     except ImportError:       # a core dependency; absent only in a broken install
-        return None
-    best = from_bytes(data[:1 << 20]).best()
+        return "utf-8"
+    best = from_bytes(head[: 1 << 20]).best()
     if best is None:
-        return None
+        return "utf-8"
     try:
-        text = data.decode(best.encoding)
-    except (UnicodeDecodeError, LookupError):
-        return None
-    return Decoded(text, best.encoding)
+        return codecs.lookup(best.encoding).name
+    except LookupError:
+        return "utf-8"
+
+
+def decode(data: bytes) -> Decoded:
+    """The text of ``data`` and the codec it was read in (:func:`detect`); bytes that
+    codec cannot read are replaced, with a note naming the first."""
+    codec = detect(data)
+    try:
+        return Decoded(data.decode(codec), codec)
+    except UnicodeDecodeError as exc:
+        name = codec.upper().removesuffix("-SIG")
+        return Decoded(data.decode(codec, errors="replace"), codec,
+                       f"invalid {name} at byte {exc.start}; bad bytes replaced")

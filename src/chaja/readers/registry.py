@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from chaja.readers.base import MissingExtra, ReadError
+from chaja.readers.encoding import has_bom, utf16_without_bom
 
 
 @dataclass(frozen=True)
@@ -112,14 +113,6 @@ def sniff(path: Path, head: bytes) -> Format | None:
     return None
 
 
-def _utf16(head: bytes) -> bool:
-    """UTF-16 text: a byte-order mark, or NUL in every other byte of ASCII-range text."""
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return True
-    even = head[: len(head) // 2 * 2]
-    return len(even) >= 4 and (even[1::2].count(0) > 0.9 * len(even) / 2 or even[0::2].count(0) > 0.9 * len(even) / 2)
-
-
 def _an(name: str) -> str:
     return ("an " if name[0] in "aeiou" else "a ") + name.upper()
 
@@ -139,6 +132,6 @@ def format_of(path: Path) -> Format | None:
     if by_ext.name not in _TEXTUAL:
         raise ReadError(f"is named {path.suffix} but is not {_an(by_ext.name)} file "
                         "(its first bytes match no known format)")
-    if _binary(head) and not _utf16(head):
+    if _binary(head) and not (has_bom(head) or utf16_without_bom(head)):
         raise ReadError("looks like binary data (it holds control bytes that text does not), not text")
     return by_ext

@@ -1,8 +1,7 @@
 """CSV and TSV files → one document, a line a row (:mod:`chaja.readers.rows`).
 
-The encoding is found from the file's first megabyte: a byte-order mark (UTF-8,
-UTF-16), else strict UTF-8, else strict CP949 (which covers EUC-KR), else
-charset-normalizer's best guess; one that is not UTF-8 is reported (``ctx.encoding``).
+The encoding is found from the file's first megabyte as the text reader finds it
+(:func:`chaja.readers.encoding.detect`); one that is not UTF-8 is reported (``ctx.encoding``).
 The delimiter is :class:`csv.Sniffer`'s when the first 64 KB bear it out, else the
 one of comma, tab, semicolon and pipe that splits those rows most evenly. The file
 is then streamed, so its size bounds only the document it makes; one whose quotes
@@ -19,36 +18,12 @@ from pathlib import Path
 
 from chaja.documents import Document
 from chaja.readers.base import ReadContext, ReadError
+from chaja.readers.encoding import detect
 from chaja.readers.rows import row_sections, table_lines
 
 HEAD_BYTES = 1 << 20          # bytes the encoding is judged on
 SNIFF_CHARS = 64 * 1024       # characters the delimiter is judged on
 DELIMITERS = (",", "\t", ";", "|")
-_BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
-
-
-def _decodes(head: bytes, encoding: str, whole: bool) -> bool:
-    """Whether ``head`` is valid ``encoding`` (a character cut at its end is allowed
-    unless ``head`` is the whole file)."""
-    try:
-        codecs.getincrementaldecoder(encoding)("strict").decode(head, final=whole)
-        return True
-    except UnicodeDecodeError:
-        return False
-
-
-def detect_encoding(head: bytes, whole: bool) -> str:
-    """The codec name to read a file that begins with ``head`` in."""
-    for bom, name in _BOMS:
-        if head.startswith(bom):
-            return name
-    for name in ("utf-8", "cp949"):
-        if _decodes(head, name, whole):
-            return name
-    from charset_normalizer import from_bytes
-
-    best = from_bytes(head).best()
-    return best.encoding if best is not None else "utf-8"
 
 
 def _split_evenly(sample: str, delimiter: str) -> float:
@@ -112,8 +87,8 @@ def read(ctx: ReadContext) -> Iterator[Document]:
     with open(path, "rb") as f:
         head = f.read(HEAD_BYTES)
         whole = not f.read(1)
-    encoding = detect_encoding(head, whole)
-    ctx.encoding = codecs.lookup(encoding).name      # the loader reports one that is not UTF-8
+    encoding = ctx.encoding or detect(head, whole)      # the text reader may have found it already
+    ctx.encoding = encoding               # the loader reports one that is not UTF-8
     with open(path, encoding=encoding, errors="replace", newline="") as stream:
         dialect = detect_dialect(_sample(stream), path.suffix.lower())
     try:

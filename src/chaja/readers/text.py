@@ -108,8 +108,7 @@ def read(ctx: ReadContext) -> Iterator[Document]:
     if is_tab_table(text):              # a code list or an export: read as rows (chaja.readers.sheets_csv)
         from chaja.readers import sheets_csv
 
-        ctx.notes.clear()
-        yield from sheets_csv.read(ctx)
+        yield from sheets_csv.read(ctx)      # in the encoding found here (ctx.encoding)
         return
     first = text.split("\n", 1)[0].strip() if text else ""
     title, body = ctx.path.stem, text
