@@ -86,3 +86,19 @@ def test_lines_alike_are_paragraphs_not_headings(tmp_path):
     doc = next(load_paths([tmp_path / "log.txt"]))
     assert [s.heading_path for s in doc.sections] == [()]
     assert doc.sections[0].text.count("pump filter drain") == 6
+
+
+def test_a_numbered_list_is_text_not_a_pile_of_headings(tmp_path):
+    (tmp_path / "n.txt").write_text("창구 안내\n\n준비물\n\n1. 신분증\n\n2. 통장 사본\n\n3. 도장\n\n"
+                                    "위 서류를 모두 가지고 창구로 오시면 바로 처리해 드립니다.", encoding="utf-8")
+    doc = next(load_paths([tmp_path / "n.txt"]))
+    assert all(item in doc.text for item in ("1. 신분증", "2. 통장 사본", "3. 도장"))
+
+
+def test_a_heading_with_nothing_under_it_stays_as_text():
+    from chaja.readers.headings import Block, block_sections
+
+    sections, _ = block_sections([Block("개요", outline=1), Block("배경", outline=1), Block("본문")], marked=True)
+    assert [(s.heading_path, s.text) for s in sections] == [((), "개요"), (("배경",), "본문")]
+    alone, _ = block_sections([Block("Ⅰ. 개요"), Block("Ⅱ. 배경")], marked=False)
+    assert "Ⅰ. 개요" in "".join(s.text for s in alone) and "Ⅱ. 배경" in "".join(s.text for s in alone)

@@ -118,7 +118,8 @@ def _next(ordinal: int | None) -> int | None:
     return None if ordinal is None else ordinal + 1
 
 
-def block_sections(blocks: list[Block], marked: bool) -> tuple[list[Section], list[str]]:
+def block_sections(blocks: list[Block], marked: bool,
+                   levels: list[int | None] | None = None) -> tuple[list[Section], list[str]]:
     """Sections of ``blocks`` by their headings, and the headings in order.
 
     With ``marked`` the file's own outline levels make the headings (of paragraphs up
@@ -127,12 +128,20 @@ def block_sections(blocks: list[Block], marked: bool) -> tuple[list[Section], li
     the rest stays body text), except runs of numbered paragraphs in sequence, which
     are lists. The blocks are numbered 1.. as paragraphs, a note taking its paragraph's
     number; blank blocks take none; each is marked with its own ``location`` or that
-    number. A heading's text goes into the heading path, not the body."""
+    number. ``levels`` (a reader's own heading levels, each block's first line the
+    heading) replaces the numbered headings. A heading's text goes into the heading path,
+    not the body; a heading with nothing under it stays as text under its parent."""
     sections: list[Section] = []
     headings: list[str] = []
     path: list[tuple[int, str]] = []
     pieces: list[tuple[Location, str]] = []
-    numbered = [None] * len(blocks) if marked else numbered_levels(blocks)
+    numbered = levels if levels is not None else [None] * len(blocks) if marked else numbered_levels(blocks)
+    bare: Location | None = None              # where the heading on top is, while nothing is under it
+
+    def keep_bare() -> None:
+        """The heading on top, with nothing under it, as text under its parent."""
+        if bare is not None and path:
+            sections.append(Section(tuple(h for _, h in path[:-1]), path[-1][1], ((0, bare),)))
 
     def close() -> None:
         section = located_section(tuple(h for _, h in path), pieces)
@@ -156,18 +165,21 @@ def block_sections(blocks: list[Block], marked: bool) -> tuple[list[Section], li
         elif number_level is not None:
             first, _, rest = text.partition("\n")
             level, heading, text = number_level, " ".join(first.split()), rest.strip()
+        where = block.location or Location("paragraph", n, n)
         if level is not None:
             close()
+            if path and path[-1][0] >= level:
+                keep_bare()
             while path and path[-1][0] >= level:
                 path.pop()
             path.append((level, heading))
             headings.append(heading)
+            bare = where
         if text:
-            pieces.append((block.location or Location("paragraph", n, n), text))
+            pieces.append((where, text))
+            bare = None
     close()
-    if not sections and path:                 # headings alone: keep them as text
-        first = next((b.location for b in blocks if b.location), Location("paragraph", 1, 1))
-        sections.append(Section((), "\n\n".join(h for _, h in path), ((0, first),)))
+    keep_bare()
     return sections, headings
 
 

@@ -15,9 +15,11 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
-from chaja.documents import Document, Location, Section
-from chaja.readers.base import ReadContext, located_section
+from chaja.documents import Document, Section
+from chaja.readers.base import ReadContext
+from chaja.readers.contents import is_contents_line
 from chaja.readers.encoding import decode
+from chaja.readers.headings import Block, block_sections, numbered_heading_level, numbered_levels
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v]*\n")
 #: longest line that can be a heading, and the marks that end a sentence (no heading ends so)
@@ -34,62 +36,33 @@ def read_text(ctx: ReadContext) -> str:
     return decoded.text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _split_heading(paragraph: str, following: str | None, short_lines: bool) -> tuple[int, str, str] | None:
-    """(level, heading, rest of the paragraph) when the paragraph opens with a heading:
-    a numbered one, or (``short_lines``) a short line of at most eight words alone, with
-    no sentence's end, before body text (a paragraph twice as long, or one that ends
-    a sentence), not before another line like it."""
-    from chaja.readers.headings import numbered_heading_level
-
-    first, _, rest = paragraph.partition("\n")
-    first = first.strip()
-    if not first or len(first) > HEADING_CHARS:
-        return None
-    level = numbered_heading_level(first)
-    if level is not None:
-        return level, first, rest.strip()
-    if (short_lines and not rest.strip() and following is not None and first[0].isalnum()
-            and len(first.split()) <= 8
+def _short_heading(paragraph: str, following: str | None) -> bool:
+    """A short line of at most eight words standing alone, with no sentence's end,
+    before body text (a paragraph twice as long, or one that ends a sentence), not
+    before another line like it."""
+    first = paragraph.strip()
+    return (0 < len(first) <= HEADING_CHARS and "\n" not in first and following is not None
+            and first[0].isalnum() and len(first.split()) <= 8
             and (len(following) >= 2 * len(first) or following.rstrip().endswith(_SENTENCE_END))
-            and not first.endswith(_SENTENCE_END) and not first[-1].isdigit()):
-        return 1, first, ""
-    return None
+            and not first.endswith(_SENTENCE_END) and not first[-1].isdigit()
+            and numbered_heading_level(first) is None)      # a numbered line not taken as a heading is a list item
 
 
 def text_sections(text: str, short_lines: bool = True) -> list[Section]:
-    """Plain text → sections by its headings, each paragraph marked with its number;
-    ``short_lines=False`` takes only numbered headings (a record's text, where a short
-    line such as a list of hashtags is no heading)."""
-    from chaja.readers.contents import is_contents_line
-
+    """Plain text → sections by its headings (:func:`chaja.readers.headings.block_sections`),
+    each paragraph marked with its number: the numbered headings (a run of numbered
+    items in sequence is a list) and, with ``short_lines``, a short line before body text
+    at the top level (``short_lines=False``: a record's text, where a short line such as
+    a list of hashtags is no heading). Table-of-contents lines are dropped."""
     paragraphs = [p.strip() for p in _PARAGRAPH_BREAK.split(text) if p.strip()]
-    paragraphs = ["\n".join(line for line in p.split("\n") if not is_contents_line(line)) for p in paragraphs]
-    sections: list[Section] = []
-    path: list[tuple[int, str]] = []          # (level, heading) open above the current text
-    pieces: list[tuple[Location, str]] = []
-
-    def close() -> None:
-        section = located_section(tuple(h for _, h in path), pieces)
-        if section is not None:
-            sections.append(section)
-        pieces.clear()
-
-    for n, paragraph in enumerate(paragraphs, 1):
-        if not paragraph.strip():
-            continue                          # a table of contents, dropped (it keeps its number)
-        found = _split_heading(paragraph, paragraphs[n] if n < len(paragraphs) else None, short_lines)
-        if found is not None:
-            level, heading, paragraph = found
-            close()
-            while path and path[-1][0] >= level:
-                path.pop()
-            path.append((level, " ".join(heading.split())))
-        if paragraph:
-            pieces.append((Location("paragraph", n, n), paragraph))
-    close()
-    if not sections and path:                 # headings alone: keep them as text
-        sections.append(Section((), "\n\n".join(h for _, h in path), ((0, Location("paragraph", 1, 1)),)))
-    return sections
+    blocks = [Block("\n".join(line for line in p.split("\n") if not is_contents_line(line))) for p in paragraphs]
+    levels = numbered_levels(blocks)
+    if short_lines:
+        shown = [i for i, b in enumerate(blocks) if b.text.strip()]
+        for i, j in zip(shown, [*shown[1:], None]):
+            if levels[i] is None and _short_heading(blocks[i].text, blocks[j].text if j is not None else None):
+                levels[i] = 1
+    return block_sections(blocks, marked=False, levels=levels)[0]
 
 
 def is_tab_table(text: str, lines: int = 50) -> bool:
