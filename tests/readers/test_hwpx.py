@@ -3,7 +3,6 @@ and on OWPML packages the tests write themselves."""
 from __future__ import annotations
 
 import re
-import time
 import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
@@ -47,9 +46,7 @@ def raw_text_chars(path: Path) -> int:
 def test_shared_files_read_clean_without_doubled_text(name):
     path = shared(name)
     assert format_of(path).name == "hwpx"
-    start = time.perf_counter()
     doc = read(path)
-    assert time.perf_counter() - start < 10
     assert doc.id == path.stem and doc.path == str(path)
     assert_clean(doc)
     headings = [h for s in doc.sections for h in s.heading_path]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -145,20 +144,6 @@ def test_federal_register_running_headers_and_margin_lines_dropped():
     # the figure pages are images with a caption line: said, not silently lost
     assert ctx.notes == ["pages 8–9 are mostly images with little text; reading their text needs OCR "
                          "(OCR is turned off)"]
-
-
-def test_real_text_pdfs_read_fast():
-    """Reading speed on the three real text PDFs (77 pages): well over ten pages a second."""
-    names = ["nikl-work-plan-2022.pdf", "ai-semiconductor-overseas-pilot-2026.pdf",
-             "federal-register-2020-17221.pdf"]
-    paths = [shared(n) for n in names]
-    start = time.perf_counter()
-    pages = 0
-    for path in paths:
-        doc, _ = read(path, ocr="never")
-        pages += len({loc for s in doc.sections for _, loc in s.marks})
-    assert pages >= 70
-    assert pages / (time.perf_counter() - start) > 10
 
 
 # ------------------------------------------------------------------ PDFs written here
