@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from chaja.documents import Document, Location, Section
 from chaja.readers.base import ReadContext, ReadError, located_section
+from chaja.readers.fields import meaningful_title
 from chaja.readers.office import open_package
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
@@ -29,7 +30,6 @@ _SKIP = {W + "del", W + "moveFrom", W + "delText", W + "instrText", W + "pPr", W
 _HEADING_NAME = re.compile(
     r"(?:heading|제목|titre|überschrift|título|titolo|kop|rubrik|otsikko|заголовок|見出し|标题|標題)\s*([1-9])", re.I)
 _TITLE_NAME = re.compile(r"title|제목|titre|titel|título|titolo|заголовок|表題|标题", re.I)
-_PLACEHOLDER_TITLE = re.compile(r"microsoft word - .*|document\s*\d*|untitled.*|제목\s*없음|문서\s*\d*", re.I)
 _NOTE_TYPES = {"separator", "continuationSeparator", "continuationNotice"}
 
 
@@ -409,11 +409,6 @@ def _note_section(root, kind: str, notes: _Notes, last: int) -> Section | None:
     return located_section(("Footnotes" if kind == "footnote" else "Endnotes",), pieces, "\n")
 
 
-def _meaningful(title: str | None) -> str:
-    title = " ".join((title or "").split())
-    return title if title and not _PLACEHOLDER_TITLE.fullmatch(title) else ""
-
-
 def read(ctx: ReadContext) -> Iterator[Document]:
     package, main, parts = _open(ctx.path)
     styles, default = _styles(parts.get("styles"))
@@ -428,5 +423,5 @@ def read(ctx: ReadContext) -> Iterator[Document]:
     except (KeyError, ValueError, SyntaxError):
         core = None
     ctx.tell(1, 1)
-    title = _meaningful(core) or body.title or body.first_heading or ctx.path.stem
+    title = meaningful_title(core) or body.title or body.first_heading or ctx.path.stem
     yield Document(id=ctx.doc_id, title=title, sections=body.sections, path=str(ctx.path))

@@ -12,9 +12,10 @@ T = TypeVar("T")
 
 
 def _not_a_package() -> tuple[type[BaseException], ...]:
-    """The "no Office package" errors of python-docx and python-pptx, those installed."""
+    """The "no Office package" errors of python-docx, python-pptx and openpyxl, those installed."""
     found = []
-    for module, name in (("docx.opc.exceptions", "PackageNotFoundError"), ("pptx.exc", "PackageNotFoundError")):
+    for module, name in (("docx.opc.exceptions", "PackageNotFoundError"), ("pptx.exc", "PackageNotFoundError"),
+                         ("openpyxl.utils.exceptions", "InvalidFileException")):
         try:
             found.append(getattr(__import__(module, fromlist=[name]), name))
         except ImportError:
@@ -33,5 +34,6 @@ def open_package(what: str, opener: Callable[[], T]) -> T:
         raise ReadError(f"is not a readable {what}: the zip archive is damaged ({exc})") from exc
     except KeyError as exc:
         raise ReadError(f"is not a readable {what}: a part it needs is missing ({exc})") from exc
-    except (ValueError, SyntaxError) as exc:     # lxml's XMLSyntaxError is a SyntaxError
+    except (ValueError, SyntaxError, OSError) as exc:   # lxml's XMLSyntaxError is a SyntaxError; openpyxl
+                                                         # says "no valid workbook part" as an OSError
         raise ReadError(f"is not a readable {what}: {exc}") from exc

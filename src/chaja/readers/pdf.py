@@ -31,6 +31,7 @@ import pypdfium2.raw as pdfium_c
 
 from chaja.documents import Document, Location
 from chaja.readers.base import ReadContext, ReadError, located_section
+from chaja.readers.fields import meaningful_title
 from chaja.readers.pdf_layout import Line, PageChars, char_code, ocr_lines, page_lines
 from chaja.language import detect_language
 from chaja.readers.headings import Block, block_sections, numbered_heading_level
@@ -101,23 +102,6 @@ def _outline(pdf) -> list[_Mark]:
 
 def _compact(text: str) -> str:
     return re.sub(r"\s+", "", unicodedata.normalize("NFC", text)).lower()
-
-
-_FILE_TITLE = re.compile(
-    r"(?:microsoft\s+\w+\s*-\s*.*|.*\.(?:docx?|pdf|hwpx?|pptx?|xlsx?|rtf|txt|odt|indd|qxd|tex|dvi|ps|eps|html?)"
-    r"|untitled(?:[\s-]*\d+)?|제목\s*없음|무제|document\d*|\s*)", re.IGNORECASE)
-
-
-def meaningful_title(title: str | None) -> str:
-    """The metadata title when it names the document; "" for an empty one, a file
-    name (``Microsoft Word - x.doc``, ``report.pdf``), ``Untitled`` or one without letters."""
-    title = " ".join(unicodedata.normalize("NFC", title or "").split())
-    title = "".join(ch for ch in title if char_code(ord(ch)) is not None).strip()
-    if not title or _FILE_TITLE.fullmatch(title) or not any(ch.isalpha() for ch in title):
-        return ""
-    if re.fullmatch(r"[\w.-]+", title) and ("_" in title or re.search(r"\d{3,}", title)):
-        return ""           # "scan_0001", "report-2020-final_v2": a file's name
-    return title
 
 
 # ------------------------------------------------------------------ the reader

@@ -13,13 +13,14 @@ from collections.abc import Iterator
 
 from chaja.documents import Document, Location, Section
 from chaja.readers.base import ReadContext, located_section
+from chaja.readers.fields import meaningful_title
 from chaja.readers.office import open_package
 
 _A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 _R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 _DIAGRAM = "http://schemas.openxmlformats.org/drawingml/2006/diagram"
 _PLACEHOLDER_TITLE = re.compile(r"slide\s*\d*|powerpoint\s*(presentation|프레젠테이션)|presentation\s*\d*|"
-                                r"프레젠테이션\s*\d*|untitled.*|제목\s*없음", re.I)
+                                r"프레젠테이션\s*\d*", re.I)
 
 
 def _open(path):
@@ -132,6 +133,5 @@ def read(ctx: ReadContext) -> Iterator[Document]:
         if section is not None:
             sections.append(section)
         ctx.tell(n, len(slides))
-    core = _one_line(prs.core_properties.title or "")
-    title = core if core and not _PLACEHOLDER_TITLE.fullmatch(core) else first_title or ctx.path.stem
+    title = meaningful_title(prs.core_properties.title, _PLACEHOLDER_TITLE) or first_title or ctx.path.stem
     yield Document(id=ctx.doc_id, title=title, sections=sections, path=str(ctx.path))

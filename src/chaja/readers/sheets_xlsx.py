@@ -19,24 +19,19 @@ from functools import lru_cache
 
 from chaja.documents import Document
 from chaja.readers.base import ReadContext, ReadError
+from chaja.readers.fields import meaningful_title
+from chaja.readers.office import open_package
 from chaja.readers.rows import row_sections, table_lines
 
 _ERRORS = {"#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", "#GETTING_DATA", "#SPILL!", "#CALC!"}
-_PLACEHOLDER_TITLE = re.compile(r"(book|sheet|통합\s*문서|workbook)\s*\d*|untitled|제목\s*없음", re.I)
+_PLACEHOLDER_TITLE = re.compile(r"(book|sheet|통합\s*문서|workbook)\s*\d*", re.I)
 _DECIMALS = re.compile(r"\.(0+)")
 
 
 def _open(path):
     import openpyxl
 
-    try:
-        return openpyxl.load_workbook(path, read_only=True, data_only=True)
-    except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
-        raise ReadError(f"is not a readable Excel workbook: the zip archive is damaged ({exc})") from exc
-    except KeyError as exc:
-        raise ReadError(f"is not a readable Excel workbook: a part it needs is missing ({exc})") from exc
-    except Exception as exc:    # openpyxl and the XML parser raise many kinds for a broken file
-        raise ReadError(f"is not a readable Excel workbook ({type(exc).__name__}: {exc})") from exc
+    return open_package("Excel workbook", lambda: openpyxl.load_workbook(path, read_only=True, data_only=True))
 
 
 @lru_cache(maxsize=256)
@@ -86,8 +81,7 @@ def _rows(sheet) -> Iterator[tuple[int, list[str]]]:
 
 
 def _title(wb, stem: str) -> str:
-    title = " ".join((wb.properties.title or "").split())
-    return title if title and not _PLACEHOLDER_TITLE.fullmatch(title) else stem
+    return meaningful_title(wb.properties.title, _PLACEHOLDER_TITLE) or stem
 
 
 def read(ctx: ReadContext) -> Iterator[Document]:
