@@ -72,3 +72,13 @@ def test_a_long_enough_chunk_ends_where_a_page_ends():
     short_pages = [(Location("page", n, n), f"page {n} " + "word " * 3) for n in (1, 2, 3)]
     doc = Document(id="r", title="Report", sections=[located_section((), short_pages)])
     assert [c.location.label for c in chunk_document(doc, max_chars=1200)] == ["pp. 1–3"]
+
+
+def test_a_section_refuses_marks_out_of_order_or_past_its_text():
+    from chaja.documents import Location
+
+    p1, p2 = Location("page", 1, 1), Location("page", 2, 2)
+    assert Section((), "abcdef", ((0, p1), (3, p2))).marks[1][0] == 3
+    for bad in (((3, p1), (0, p2)), ((0, p1), (7, p2))):
+        with pytest.raises(ValueError, match="sorted by offset"):
+            Section((), "abcdef", bad)

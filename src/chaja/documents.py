@@ -64,6 +64,12 @@ class Location:
         return cls(unit, int(first), int(last), part[0] if part else "")
 
 
+def storable_id(doc_id: str) -> bool:
+    """Whether every store can keep ``doc_id`` whole: not blank, no NUL (PostgreSQL
+    cannot store one, and would make ``a\\x00b`` the same document as ``ab``)."""
+    return bool(doc_id.strip()) and "\x00" not in doc_id
+
+
 def source_file(path: str) -> str:
     """The file a document's ``path`` names: ``docs.jsonl:3`` (a JSON Lines record's
     path, file and line) is ``docs.jsonl``."""
@@ -97,6 +103,11 @@ class Section:
     heading_path: tuple[str, ...]
     text: str
     marks: tuple[tuple[int, Location], ...] = ()
+
+    def __post_init__(self) -> None:
+        offsets = [at for at, _ in self.marks]
+        if offsets != sorted(offsets) or (offsets and not (0 <= offsets[0] and offsets[-1] <= len(self.text))):
+            raise ValueError("a section's marks must be sorted by offset and lie inside its text")
 
 
 @dataclass

@@ -25,7 +25,7 @@ from typing import Protocol
 
 from chaja.analysis import Analyzer
 from chaja.chunking import chunk_document, iter_chunks
-from chaja.documents import ChunkRecord, Document, source_file
+from chaja.documents import ChunkRecord, Document, source_file, storable_id
 from chaja.encoders.base import Encoder
 from chaja.stores.base import Store
 
@@ -151,8 +151,7 @@ def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], an
     stored = store.fingerprints()
     seen: dict[str, Document] = {}
     for doc in docs:
-        if "\x00" in doc.id or not doc.id.strip():
-            # PostgreSQL cannot store a NUL, and a blank id names nothing: refused on every store alike
+        if not storable_id(doc.id):          # refused on every store alike
             report.refused.append(f"document id {doc.id!r} ({doc.path or 'no path'}) is blank or holds a NUL "
                                   "character; not stored")
             continue

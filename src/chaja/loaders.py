@@ -200,6 +200,13 @@ def load_paths(paths: list[str | os.PathLike], report: LoadReport | None = None,
                 report.problems.append(f"{path}: the id {_doc_id(path, base)!r} is taken by {other.name}; "
                                        f"indexed as {doc_id!r}")
             taken[doc_id] = path
-            for doc in read_file(path, doc_id, report, ocr=ocr, progress=progress):
-                if _has_text(doc, doc.path or str(path), report):
-                    yield assign_language(doc, language)
+            yield from file_documents(path, doc_id, report, language, ocr=ocr, progress=progress)
+
+
+def file_documents(path: Path, doc_id: str, report: LoadReport, language: str = "auto", *,
+                   ocr: str = "auto", progress: ReadProgress | None = None) -> Iterator[Document]:
+    """One file's documents with text, their language assigned (:func:`read_file`; a
+    document without text is reported and left out)."""
+    for doc in read_file(path, doc_id, report, ocr=ocr, progress=progress):
+        if _has_text(doc, doc.path or str(path), report):
+            yield assign_language(doc, language)

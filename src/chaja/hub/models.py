@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
+from chaja.documents import UNITS, storable_id
 from chaja.search.searcher import MAX_QUERY_CHARS
 
 
@@ -52,7 +53,7 @@ class SearchIn(Strict):
 
 
 def _storable_id(value: str) -> str:
-    if "\x00" in value or not value.strip():
+    if not storable_id(value):
         raise ValueError("a document id must not be blank or hold a NUL character (no store can keep it whole)")
     return value
 
@@ -60,7 +61,7 @@ def _storable_id(value: str) -> str:
 class MarkIn(Strict):
     """Where a unit of a section's text begins and which page, slide, row or paragraph it is."""
     offset: Annotated[StrictInt, Field(ge=0)] = Field(description="character offset in the section's text")
-    unit: Literal["page", "slide", "row", "paragraph"]
+    unit: Literal[tuple(UNITS)]  # type: ignore[valid-type]   # chaja.documents.UNITS
     first: Annotated[StrictInt, Field(ge=1)]
     last: Annotated[StrictInt, Field(ge=1)]
     part: Name = Field("", description="the sheet a row belongs to")

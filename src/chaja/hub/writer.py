@@ -163,18 +163,15 @@ def add_file(path: str, doc_id: str, name: str) -> dict:
     process) and index its documents; what was skipped or noticed is said by ``name``."""
     from pathlib import Path
 
-    from chaja.loaders import LoadReport, assign_language, read_file
+    from chaja.loaders import LoadReport, file_documents
 
     report = LoadReport()
-    docs = [assign_language(d, _index.config.index.language)
-            for d in read_file(Path(path), doc_id, report, ocr=_index.config.index.ocr) if d.text.strip()]
+    docs = list(file_documents(Path(path), doc_id, report, _index.config.index.language, ocr=_index.config.index.ocr))
     for d in docs:
-        d.path = name if d.path == path else d.path.replace(path, name)
-    r = _index.add_documents(docs) if docs else None
-    return {"added": r.added if r else 0, "changed": r.changed if r else 0, "unchanged": r.unchanged if r else 0,
-            "chunks": r.chunks if r else 0, "ids": [d.id for d in docs],
-            "skipped": [s.reason for s in report.skipped],
-            "warnings": [p.replace(path, name) for p in report.problems]}
+        d.path = d.path.replace(path, name)
+    counts = add(docs) if docs else dict.fromkeys(("added", "changed", "unchanged", "chunks"), 0)
+    return counts | {"ids": [d.id for d in docs], "skipped": [s.reason for s in report.skipped],
+                     "warnings": [p.replace(path, name) for p in report.problems]}
 
 
 def delete(doc_id: str) -> bool:
