@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import os
 import sys
@@ -96,22 +97,40 @@ def cmd_index(args: argparse.Namespace) -> int:
         deferred = idx.deferred_graphs()
     if load_report.files == 0 and stats.documents == 0:
         new_files()             # a run that read nothing leaves no empty store behind
+    reused = f"vectors reused from other stores: {idx._encoder.reused}; newly encoded: {idx._encoder.encoded}" \
+        if args.reuse_vectors else ""
     if args.json:
-        json.dump({"schema": INDEX_SCHEMA, "added": report.added, "changed": report.changed,
-                   "unchanged": report.unchanged, "removed": report.removed, "chunks_written": report.chunks,
-                   "seconds": round(report.seconds, 3), "store": {"documents": stats.documents, "chunks": stats.chunks,
-                                                                  "size_bytes": stats.size_bytes},
-                   "by_lang": dict(report.by_lang), "by_source": dict(report.by_source),
-                   "by_doc_type": dict(report.by_doc_type), "duplicates": report.duplicates,
-                   "discarded_staged": report.discarded_staged, "prune_refused": report.prune_refused or None,
-                   "kept_elsewhere": report.kept_elsewhere, "refused": report.refused,
-                   "warnings": [*load_report.problems, *report.missing(cfg.index.expect_doc_types)],
-                   "skipped_files": [s.as_dict() for s in load_report.skipped], "files": load_report.files,
-                   "formats": dict(load_report.formats), "encodings": load_report.encodings,
-                   "deferred_graphs": deferred},
+        json.dump(index_json(report, load_report, stats, deferred, report.missing(cfg.index.expect_doc_types)),
                   sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
         return 0 if load_report.files else 1
+    print_index_report(report, load_report, stats, deferred, args.store, reused,
+                       report.missing(cfg.index.expect_doc_types))
+    if load_report.files == 0:
+        print("error: nothing indexed: no file under the paths could be read", file=sys.stderr)
+        return 1
+    return 0
+
+
+def index_json(report, load_report: LoadReport, stats, deferred: list[str], missing: list[str]) -> dict:
+    """``chaja index --json`` (schema :data:`INDEX_SCHEMA`)."""
+    return {"schema": INDEX_SCHEMA, "added": report.added, "changed": report.changed,
+            "unchanged": report.unchanged, "removed": report.removed, "chunks_written": report.chunks,
+            "seconds": round(report.seconds, 3), "store": {"documents": stats.documents, "chunks": stats.chunks,
+                                                           "size_bytes": stats.size_bytes},
+            "by_lang": dict(report.by_lang), "by_source": dict(report.by_source),
+            "by_doc_type": dict(report.by_doc_type), "duplicates": report.duplicates,
+            "discarded_staged": report.discarded_staged, "prune_refused": report.prune_refused or None,
+            "kept_elsewhere": report.kept_elsewhere, "refused": report.refused,
+            "warnings": [*load_report.problems, *missing],
+            "skipped_files": [s.as_dict() for s in load_report.skipped], "files": load_report.files,
+            "formats": dict(load_report.formats), "encodings": load_report.encodings,
+            "deferred_graphs": deferred}
+
+
+def print_index_report(report, load_report: LoadReport, stats, deferred: list[str], store: str, reused: str,
+                       missing: list[str]) -> None:
+    """``chaja index``'s summary on stdout, and its warnings and notes on stderr."""
     out = sys.stdout
     print(f"documents: {report.added} added, {report.changed} changed, {report.unchanged} unchanged, "
           f"{report.removed} removed", file=out)
@@ -123,12 +142,11 @@ def cmd_index(args: argparse.Namespace) -> int:
     print(f"time: {report.seconds:.1f} s", file=out)
     if deferred:
         print(f"vector graphs deferred: {', '.join(deferred)}; searches read those vectors exactly until "
-              f"`chaja optimize {args.store}` builds them", file=out)
+              f"`chaja optimize {store}` builds them", file=out)
     if report.discarded_staged:
         print(f"discarded {report.discarded_staged} staged chunks of interrupted documents no longer given", file=out)
-    if args.reuse_vectors:
-        print(f"vectors reused from other stores: {idx._encoder.reused}; newly encoded: {idx._encoder.encoded}",
-              file=out)
+    if reused:
+        print(reused, file=out)
     for label, counts in (("language", report.by_lang), ("source", report.by_source), ("type", report.by_doc_type)):
         if counts and (len(counts) > 1 or "-" not in counts):
             print(f"by {label}: " + ", ".join(f"{k} {v}" for k, v in counts.most_common()), file=out)
@@ -139,12 +157,8 @@ def cmd_index(args: argparse.Namespace) -> int:
         print(f"note: nothing pruned: {report.prune_refused}", file=sys.stderr)
     for k in [*report.kept_elsewhere, *report.refused]:
         print(f"warning: {terminal_safe(k)}", file=sys.stderr)
-    for w in report.missing(cfg.index.expect_doc_types):
+    for w in missing:
         print(f"warning: {w}", file=sys.stderr)
-    if load_report.files == 0:
-        print("error: nothing indexed: no file under the paths could be read", file=sys.stderr)
-        return 1
-    return 0
 
 
 def report_loading(load_report: LoadReport) -> None:
@@ -182,10 +196,11 @@ def _new_store_files(store: str):
     for a store that exists, or a PostgreSQL one)."""
     if store.startswith(("postgresql://", "postgres://")) or Path(store).exists():
         return lambda: None
-    before = set(Path(store).parent.glob(Path(store).name + "*")) if Path(store).parent.is_dir() else set()
+    pattern = glob.escape(Path(store).name) + "*"            # a name may hold [ or *
+    before = set(Path(store).parent.glob(pattern)) if Path(store).parent.is_dir() else set()
 
     def remove() -> None:
-        for p in set(Path(store).parent.glob(Path(store).name + "*")) - before:
+        for p in set(Path(store).parent.glob(pattern)) - before:
             if p.is_file():
                 p.unlink()
     return remove
@@ -434,15 +449,15 @@ def build_parser() -> argparse.ArgumentParser:
 EX_TEMPFAIL = 75
 
 
-def store_failure(exc: Exception) -> tuple[str, int]:
-    """A sentence and an exit status for an SQLite error the store did not put in words
-    itself (:mod:`chaja.stores.sqlite_errors`): 75 when the store was busy, else 2."""
+def store_failure(exc: Exception, store: str) -> tuple[str, int]:
+    """A sentence and an exit status for an SQLite error the store at ``store`` did not put
+    in words itself (:mod:`chaja.stores.sqlite_errors`): 75 when it was busy, else 2."""
     import sqlite3
 
     from chaja.stores import sqlite_errors
 
     known = isinstance(exc, sqlite3.Error) and sqlite_errors.kind(exc) in ("busy", "full", "readonly", "ioerr")
-    said = sqlite_errors.explain(exc, "the store") if known else None
+    said = sqlite_errors.explain(exc, store) if known else None
     if said is None:
         return f"the store failed: {exc}", 2
     return str(said), EX_TEMPFAIL if isinstance(said, StoreBusy) else 2
@@ -455,15 +470,13 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except StoreBusy as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EX_TEMPFAIL
     except (QueryError, StoreError, ValueError, FileNotFoundError, ImportError, HubError) as exc:
         print(f"error: {exc}", file=sys.stderr)
-        # a hub's 503 is temporary too: its store busy, its encoders loading, its writer restarting
-        return EX_TEMPFAIL if isinstance(exc, HubError) and exc.status == 503 else 2
+        # a busy store is temporary, and so is a hub's 503: its store busy, its encoders loading
+        busy = isinstance(exc, StoreBusy) or (isinstance(exc, HubError) and exc.status == 503)
+        return EX_TEMPFAIL if busy else 2
     except sqlite3.Error as exc:
-        message, status = store_failure(exc)
+        message, status = store_failure(exc, getattr(args, "store", None) or "the store")
         print(f"error: {message}", file=sys.stderr)
         return status
     except KeyboardInterrupt:

@@ -28,10 +28,10 @@ def index(args: argparse.Namespace, language: str) -> int:
     got = hub.add_documents(docs)
     print(f"documents: {got['added']} added, {got['changed']} changed, {got['unchanged']} unchanged "
           f"(sent to {args.hub})")
-    unread = report.unreadable
-    if args.prune and (report.prune_veto() or unread):
-        print(f"note: nothing pruned: {report.prune_veto() or f'{len(unread)} file(s) could not be read whole'}",
-              file=sys.stderr)
+    veto = report.prune_veto() or (f"{len(report.unreadable)} file(s) could not be read whole"
+                                   if report.unreadable else "")
+    if args.prune and veto:
+        print(f"note: nothing pruned: {veto}", file=sys.stderr)
     elif args.prune:
         pruned = hub.prune([d.id for d in docs], remove_all=False)
         print(f"pruned: {pruned['removed']} documents not found under the paths")
