@@ -275,17 +275,7 @@ class SqliteStore(OneViewReads):
                              "searching. Nothing was written")
 
     def _rollback(self, cause: BaseException) -> None:
-        """Roll back the open write transaction, unless SQLite already has (it does on a
-        full disk, among others); a failure here is noted on ``cause``, never raised in
-        its place (a transaction not committed is never seen: SQLite drops it at the
-        latest when the store is next opened)."""
-        if self._db is None or not self._db.in_transaction:
-            return
-        try:
-            self._db.execute("ROLLBACK")
-        except sqlite3.Error as exc:
-            cause.add_note(f"(rolling the write back also failed: {exc}; SQLite drops it when the store is "
-                           "next opened)")
+        sqlite_errors.rollback(self._db, cause)
 
     @contextmanager
     def _writing(self) -> Iterator[sqlite3.Cursor]:

@@ -71,6 +71,19 @@ def kind(exc: BaseException) -> str | None:
 
 
 # ---- waiting for the write lock ---------------------------------------------------
+def rollback(db: sqlite3.Connection | None, cause: BaseException, what: str = "the write") -> None:
+    """Roll back the open write transaction, unless SQLite already has (it does on a full
+    disk, among others); a failure here is noted on ``cause``, never raised in its place
+    (a transaction not committed is never seen: SQLite drops it at the latest when the
+    store is next opened)."""
+    if db is None or not db.in_transaction:
+        return
+    try:
+        db.execute("ROLLBACK")
+    except sqlite3.Error as exc:
+        cause.add_note(f"(rolling {what} back also failed: {exc}; SQLite drops it when the store is next opened)")
+
+
 def begin_immediate(db: sqlite3.Connection, budget_s: float, path: Path | str) -> None:
     """``BEGIN IMMEDIATE`` on ``db``, waiting up to ``budget_s`` in all for another
     process's write lock: :data:`BUSY_TRIES` tries, each with SQLite's busy handler for

@@ -22,7 +22,7 @@ import sqlite3
 import warnings
 from pathlib import Path
 
-from chaja.stores import postings
+from chaja.stores import postings, sqlite_errors
 from chaja.stores.bm25_segments import SegmentedBM25
 from chaja.stores.sqlite_in import select_in
 
@@ -123,31 +123,18 @@ class SqliteKeywordIndex:
                 self.db.execute("COMMIT")
         return self.bm25
 
-    def _rollback(self, cause: BaseException) -> None:
-        """Roll back the compaction's transaction unless SQLite already has (on a full
-        disk it does); a failure is noted on ``cause``, not raised in its place."""
-        if not self.db.in_transaction:
-            return
-        try:
-            self.db.execute("ROLLBACK")
-        except sqlite3.Error as exc:
-            cause.add_note(f"(rolling the compaction back also failed: {exc})")
-
     def pending_rows(self) -> int:
         return 0 if self.bm25 is None else sum(s.n_rows for s in self.bm25.segments[1:])
 
-    def compact(self, *, force: bool = False, also=None, progress=None, begin=None) -> bool:
+    def compact(self, *, begin, force: bool = False, also=None, progress=None) -> bool:
         """Write every live row to the file and prune the log it covers, when the in-memory
         segments hold enough rows, or always with ``force``; False when nothing was written.
         ``also(seq)`` runs in the same write transaction, after the file is in place and
         before the log is pruned (the store writes its vector graphs there); ``progress``
         is told ``"keyword postings"`` when the file is begun. ``begin()`` opens the write
-        transaction (the store's, which waits for another process's write lock), else
-        ``BEGIN IMMEDIATE``. A failed rollback never hides the error that called for it."""
-        if begin is not None:
-            begin()
-        else:
-            self.db.execute("BEGIN IMMEDIATE")
+        transaction (the store's, which waits for another process's write lock). A failed
+        rollback never hides the error that called for it."""
+        begin()
         try:
             self._refresh_in_transaction()
             bm25 = self.bm25
@@ -168,12 +155,12 @@ class SqliteKeywordIndex:
             self.db.execute("COMMIT")
         except OSError as exc:
             # the folder is read-only or full: searches keep using the log, nothing is lost
-            self._rollback(exc)
+            sqlite_errors.rollback(self.db, exc, "the compaction")
             warnings.warn(f"could not write {self.path.name} ({exc}); keyword search reads the change log instead",
                           RuntimeWarning, stacklevel=3)
             return False
         except BaseException as exc:
-            self._rollback(exc)
+            sqlite_errors.rollback(self.db, exc, "the compaction")
             raise
         self.bm25 = SegmentedBM25.of(postings.load(self.path))
         self.base_rows = self.bm25.segments[0].n_rows
