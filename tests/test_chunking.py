@@ -36,7 +36,7 @@ def test_tiny_bound_rejected():
 
 
 def test_a_chunk_cites_every_page_its_text_touches():
-    from chaja.documents import Location, Section, locate
+    from chaja.documents import Location, locate
     from chaja.readers.base import located_section
 
     pages = [(Location("page", n, n), f"page {n} " + "word " * 20) for n in (3, 4, 5)]

@@ -25,12 +25,11 @@ import numpy as np
 import pytest
 
 from chaja.analysis import bigram_terms
-from chaja.cli import main
+from chaja.cli import EX_TEMPFAIL, main
 from chaja.documents import Chunk, ChunkRecord, Document, Section
 from chaja.stores import StoreBusy, StoreError
 from chaja.stores.sqlite import SqliteStore
 
-EX_TEMPFAIL = 75
 
 
 # ---- builders ------------------------------------------------------------------------
@@ -261,7 +260,7 @@ def test_index_during_chaja_optimize_exits_75_naming_it(indexed, tmp_path, capsy
 def test_the_hub_answers_503_with_retry_after_while_another_process_writes(tmp_path, monkeypatch):
     pytest.importorskip("fastapi", reason="the hub needs the server extra: pip install 'chaja[server]'")
     pytest.importorskip("uvicorn", reason="the hub needs the server extra: pip install 'chaja[server]'")
-    sys.path.insert(0, str(Path(__file__).parent / "hub"))
+    monkeypatch.syspath_prepend(str(Path(__file__).parent / "hub"))
     from hubs import READ_KEY, WRITE_KEY, start_hub, stop_hub
     from raw import call
 

@@ -3,6 +3,7 @@ read from there (never copied into the repository; a test that needs one skips w
 message where it is absent), and checks of a read document."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,21 @@ import pytest
 from chaja.documents import Location, locate
 
 DOCUMENTS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "documents"
+#: the Korean font the tests draw PDFs and pictures with (Debian's fonts-nanum)
+NANUM = Path("/usr/share/fonts/truetype/nanum/NanumGothic.ttf")
+
+
+def needs_ocr(test):
+    """Skip ``test`` where Tesseract with Korean and English (or Pillow) is missing, saying what to install."""
+    from chaja.readers.image import ocr_problem
+
+    return pytest.mark.skipif(bool(ocr_problem()), reason="OCR needs Tesseract with Korean: apt-get install -y "
+                              "tesseract-ocr tesseract-ocr-kor tesseract-ocr-eng, and Pillow")(test)
+
+
+def words(text: str) -> set[str]:
+    """The words of ``text``, lowercased (what an OCR test counts)."""
+    return set(re.findall(r"\w+", text.lower()))
 
 
 def shared_file(name: str) -> Path:

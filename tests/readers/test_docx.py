@@ -10,7 +10,7 @@ import pytest
 from chaja.documents import Location
 from chaja.readers import docx as docx_reader
 from chaja.readers.base import ReadContext, ReadError
-from tests.readers.shared_files import shared_file as shared
+from tests.readers.shared_files import shared_file as shared, where
 
 docx = pytest.importorskip("docx")
 from docx.enum.style import WD_STYLE_TYPE  # noqa: E402
@@ -21,15 +21,6 @@ from docx.oxml.ns import nsdecls  # noqa: E402
 def read(path: Path, doc_id: str = "doc"):
     [doc] = docx_reader.read(ReadContext(path, doc_id))
     return doc
-
-
-def where(doc, phrase: str) -> tuple[tuple[str, ...], Location]:
-    """The heading path and the location of the paragraph holding ``phrase``."""
-    for section in doc.sections:
-        at = section.text.find(phrase)
-        if at >= 0:
-            return section.heading_path, [loc for start, loc in section.marks if start <= at][-1]
-    raise AssertionError(f"{phrase!r} is not in the document")
 
 
 # -- the shared real documents ---------------------------------------------------------------

@@ -4,7 +4,6 @@ PNG, JPEG turned by its EXIF tag, transparent PNG and multi-page TIFF; and what 
 says when OCR is off or not installed."""
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -13,18 +12,13 @@ from chaja.documents import Location
 from chaja.readers import image as image_reader
 from chaja.readers.base import ReadContext, ReadError
 from chaja.readers.registry import format_of
+from tests.readers.shared_files import NANUM, needs_ocr, words
 
 PIL = pytest.importorskip("PIL", reason="the image reader needs Pillow (the 'ocr' extra)")
 from PIL import Image, ImageDraw, ImageFont  # noqa: E402
 
-NANUM = Path("/usr/share/fonts/truetype/nanum/NanumGothic.ttf")
 KOREAN = "전기요금 단가는 킬로와트시당 120원이다."
 ENGLISH = "The meter is read on the first day of each month."
-
-needs_ocr = pytest.mark.skipif(not image_reader.ocr_available(),
-                               reason="OCR needs Tesseract with Korean: apt-get install -y tesseract-ocr "
-                                      "tesseract-ocr-kor tesseract-ocr-eng")
-
 
 @pytest.fixture(scope="module")
 def font():
@@ -47,10 +41,6 @@ def read(path: Path, **kw):
     docs = list(image_reader.read(ctx))
     assert len(docs) == 1
     return docs[0], ctx
-
-
-def words(text: str) -> set[str]:
-    return set(re.findall(r"\w+", text.lower()))
 
 
 def korean_read(text: str) -> int:
@@ -133,18 +123,16 @@ def test_ocr_turned_off_refuses_images(tmp_path):
         read(path, ocr="never")
 
 
+@needs_ocr                           # without OCR every image is refused before it is opened
 def test_broken_image_is_refused(tmp_path):
-    if not image_reader.ocr_available():
-        pytest.skip("without OCR every image is refused before it is opened")
     path = tmp_path / "broken.png"
     path.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00not really a picture" * 10)
     with pytest.raises(ReadError, match="is not an image Pillow can read"):
         read(path)
 
 
-
 def test_without_tesseract_says_what_to_install(tmp_path, no_tesseract):
-    assert not image_reader.ocr_available()
+    assert image_reader.ocr_problem()
     path = tmp_path / "a.png"
     Image.new("L", (10, 10), 255).save(path)
     with pytest.raises(ReadError) as caught:

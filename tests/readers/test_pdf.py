@@ -13,15 +13,12 @@ from pathlib import Path
 import pytest
 
 from chaja.documents import Location, locate
-from chaja.readers import image as image_reader
 from chaja.readers.base import ReadContext, ReadError
 from chaja.readers.registry import format_of
-from tests.readers.shared_files import shared_file as shared, where
+from tests.readers.shared_files import NANUM, needs_ocr, shared_file as shared, where, words
 
 pytest.importorskip("pypdfium2", reason="the PDF reader needs pypdfium2 (the 'documents' extra)")
 from chaja.readers import pdf as pdf_reader  # noqa: E402
-
-NANUM = Path("/usr/share/fonts/truetype/nanum/NanumGothic.ttf")
 
 
 def read(path: Path, **kw) -> tuple:
@@ -30,8 +27,6 @@ def read(path: Path, **kw) -> tuple:
     docs = list(pdf_reader.read(ctx))
     assert len(docs) == 1
     return docs[0], ctx
-
-
 
 
 def page(n: int) -> Location:
@@ -425,7 +420,6 @@ def _scan_pdf(path: Path, text_page: bool, font_path: Path) -> Path:
     return path
 
 
-
 def test_page_without_text_gets_one_note_naming_what_to_install(tmp_path, nanum, no_tesseract):
     doc, ctx = read(_scan_pdf(tmp_path / "mixed.pdf", True, NANUM))
     assert where(doc, "This first page has a text layer.")[1] == page(1)
@@ -448,15 +442,6 @@ def test_ocr_never_leaves_scans_unread(tmp_path, nanum):
     assert ctx.notes == ["page 2 has no text layer and needs OCR (OCR is turned off)"]
     with pytest.raises(ReadError, match="has no text layer on its one page; it needs OCR"):
         read(shared("scan-linn-sequencer-brochure.pdf"), ocr="never")
-
-
-needs_ocr = pytest.mark.skipif(not image_reader.ocr_available(),
-                               reason="OCR needs Tesseract with Korean: apt-get install -y tesseract-ocr "
-                                      "tesseract-ocr-kor tesseract-ocr-eng, and Pillow")
-
-
-def words(text: str) -> set[str]:
-    return set(re.findall(r"\w+", text.lower()))
 
 
 @needs_ocr

@@ -70,7 +70,6 @@ _INLINE = frozenset({4, 5, 6, 7, 8, 9, 19, 20})                             # 8 
 _CHAR_AS = {10: "\n", 24: "-", 30: " ", 31: " "}    # line break, hyphen, bound and fixed-width space
 
 _NOTES = ("fn  ", "en  ")
-_SKIPPED = ("head", "foot", "tcmt", "eqed")         # headers, footers, hidden comments, equations
 
 
 @dataclass

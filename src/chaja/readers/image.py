@@ -52,11 +52,6 @@ def ocr_problem() -> str:
     return ""
 
 
-def ocr_available() -> bool:
-    """Whether :func:`ocr_image` can run: Tesseract with ``kor`` and ``eng``, and Pillow."""
-    return not ocr_problem()
-
-
 def _clean(text: str) -> str:
     """OCR output as chaja keeps text: NFC, no form feeds or control characters, no
     trailing blanks, at most one blank line in a row."""

@@ -59,7 +59,7 @@ _NOT_DOCUMENTS = (
     (b"GIF8", "a GIF image"), (b"OggS", "an Ogg audio file"), (b"ID3", "an MP3 audio file"),
     (b"fLaC", "a FLAC audio file"), (b"\x1aE\xdf\xa3", "a Matroska/WebM video"),
 )
-_IMAGES = ((b"\x89PNG\r\n\x1a\n", "image"), (b"\xff\xd8\xff", "image"), (b"II*\x00", "image"), (b"MM\x00*", "image"))
+_IMAGES = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"II*\x00", b"MM\x00*")     # PNG, JPEG, TIFF
 _OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _LEGACY_OFFICE = {".doc": "a Word 97-2003 file (.doc): save it as .docx",
                   ".xls": "an Excel 97-2003 file (.xls): save it as .xlsx",
@@ -104,9 +104,8 @@ def sniff(path: Path, head: bytes) -> Format | None:
         return FORMATS["hwp"]
     if b"%PDF-" in head[:1024]:
         return FORMATS["pdf"]
-    for magic, _ in _IMAGES:
-        if head.startswith(magic):
-            return FORMATS["image"]
+    if head.startswith(_IMAGES):
+        return FORMATS["image"]
     for magic, what in _NOT_DOCUMENTS:
         if head.startswith(magic) and _binary(head):
             raise ReadError(f"looks like {what}, not a document")
