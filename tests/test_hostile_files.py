@@ -129,3 +129,30 @@ def test_html_page_furniture_is_not_indexed(tmp_path):
     text = docs["p"].text
     assert "보증 기간은 2년" in text
     assert not any(w in text for w in ("쇼핑몰 메뉴", "오늘만 할인", "회사 주소"))
+
+
+def test_a_file_that_would_stall_its_reader_holds_the_run_up_no_longer_than_its_budget(tmp_path):
+    """180 KB of unclosed ``<a `` tags: the standard library's HTMLParser spends about five
+    minutes on them before Python 3.11.13. ``chaja index`` (a subprocess, bounded) gives the file its
+    budget of one second, names it, and indexes the note beside it; on a Python whose
+    parser is linear the file is simply read."""
+    import subprocess
+    import sys
+    import time
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a-broken.html").write_text("<html><body><p>x</p>" + "<a " * 60_000, encoding="utf-8")
+    (folder / "b-note.md").write_text("# 공지\n\n도서관은 월요일에 쉽니다.\n", encoding="utf-8")
+    store = tmp_path / "s.chaja"
+    began = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "chaja.cli", "index", str(folder), "--store", str(store), "--quiet",
+                           "--set", "index.read_timeout_s=1"], capture_output=True, text=True, timeout=300)
+    took = time.monotonic() - began
+    assert done.returncode == 0, done.stderr
+    assert took < 60, f"the run took {took:.0f} s"
+    assert "b-note" in subprocess.run([sys.executable, "-m", "chaja.cli", "search", "도서관 휴관일", "--store",
+                                       str(store)], capture_output=True, text=True, timeout=300).stdout
+    stalled = "a-broken.html: its reader went over its budget of 1 s" in done.stderr
+    read = "files read: 2" in done.stdout
+    assert stalled or read, done.stdout + done.stderr

@@ -37,6 +37,7 @@ class IndexConfig:
     chunk_min_chars: int = 200          # short sections merge with the next one under the same parent
     language: str = "auto"              # "auto" = Hangul share per document (and per chunk), else forced
     ocr: str = "auto"                   # scanned pages and images: "auto" (OCR where Tesseract is installed) | "always" | "never"
+    read_timeout_s: float = 300.0       # a reader's budget per page, slide or sheet (a file without pages: the whole file); past it the file is skipped and named; 0 = no budget, read in this process
     heading_vectors: bool = True        # also encode each section name, title > heading path (for search.heading_list)
     aligned_vectors: bool = True        # also encode passages and section names with encoder.aligned (cross-language lists)
     expect_doc_types: dict[str, list[str]] = field(default_factory=dict)  # source → doc types it must yield
@@ -251,7 +252,7 @@ def parse_reranker(spec: object) -> tuple[str, str]:
 
 #: numeric settings and their bounds (inclusive; None = unbounded)
 BOUNDS = {
-    "index.chunk_chars": (50, 100_000), "index.chunk_min_chars": (0, 100_000),
+    "index.chunk_chars": (50, 100_000), "index.chunk_min_chars": (0, 100_000), "index.read_timeout_s": (0, None),
     "search.top_k": (1, 1000), "search.candidates": (1, 10_000), "search.rrf_k": (0, None),
     "search.gate_depth": (1, 10_000), "search.gate_share": (0, 1), "search.title_weight": (0, None),
     "search.heading_weight": (0, None), "search.reserved_keyword_share": (0, 1), "search.chunk_cap": (0, None),

@@ -101,13 +101,14 @@ class Index:
         that was not read, with the reason (``skipped``), and what the readers noticed
         (``problems``). ``prune`` removes nothing when a path was missing or a file could
         not be read (``prune_refused`` says which). ``read_progress(path, done, total)``
-        follows a long file page by page; scanned pages are read as ``index.ocr`` says. A
+        follows a long file page by page; scanned pages are read as ``index.ocr`` says;
+        each file is read in a child process, within ``index.read_timeout_s`` a page. A
         document whose id the store holds from another file that is still there is kept,
         not stored over (``kept_elsewhere``), unless ``replace_moved``."""
         load_report = load_report if load_report is not None else LoadReport()
         docs = load_paths(list(paths), load_report, language=self.config.index.language,
-                          ocr=self.config.index.ocr,
-                          progress=read_progress)
+                          ocr=self.config.index.ocr, progress=read_progress,
+                          read_timeout_s=self.config.index.read_timeout_s)
         report = self.add_documents(docs, prune=prune, defer_graphs=defer_graphs, progress=progress,
                                     prune_guard=load_report, replace_moved=replace_moved)
         report.files, report.skipped, report.problems = load_report.files, load_report.skipped, load_report.problems

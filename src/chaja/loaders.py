@@ -11,8 +11,10 @@ records take their own ``id`` (``<id>#<line>`` without one).
 Nothing is skipped in silence: a file that is not read is named in
 :attr:`LoadReport.skipped` with the reason (a type chaja does not read, an
 executable, a PDF that needs OCR, a reader's library not installed, a malformed
-file), and what a reader noticed in a file it did read is in
-:attr:`LoadReport.problems`. One bad file never stops the others.
+file, a reader that overran its time budget), and what a reader noticed in a file
+it did read is in :attr:`LoadReport.problems`. One bad file never stops the others:
+each is read in a child process within ``read_timeout_s`` per page
+(:mod:`chaja.reading_process`).
 """
 from __future__ import annotations
 
@@ -23,11 +25,16 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from chaja.config import IndexConfig
 from chaja.documents import Document, source_file
 from chaja.language import detect_language
 from chaja.readers.base import ReadContext, ReadError
 from chaja.readers.encoding import UTF8
 from chaja.readers.registry import format_of
+from chaja.reading_process import AVAILABLE, ReadingProcess
+
+#: a reader's default budget per page, slide or sheet, in seconds (``index.read_timeout_s``)
+READ_TIMEOUT_S = IndexConfig.read_timeout_s
 
 
 @dataclass(frozen=True)
@@ -55,6 +62,16 @@ class LoadReport:
 
     def skip(self, path: Path | str, reason: str, failed: bool = True) -> None:
         self.skipped.append(SkippedFile(str(path), reason, failed))
+
+    def merge(self, other: LoadReport) -> None:
+        """Add what ``other`` (a report of the same run's files) found."""
+        self.files += other.files
+        self.problems.extend(other.problems)
+        self.skipped.extend(other.skipped)
+        self.formats.update(other.formats)
+        self.missing.extend(other.missing)
+        self.partial.extend(other.partial)
+        self.encodings.update(other.encodings)
 
     def prune_veto(self) -> str:
         """Why removing the stored documents this run did not see would be unsafe, or "":
@@ -138,9 +155,14 @@ def _note(path: Path, note: str) -> str:
 
 
 def read_file(path: Path, doc_id: str, report: LoadReport, *, ocr: str = "auto",
-              progress: ReadProgress | None = None) -> Iterator[Document]:
-    """The documents of one file, by the reader its content calls for; a file that is
-    not read is added to ``report.skipped`` with the reason, and yields nothing."""
+              progress: ReadProgress | None = None, reading: ReadingProcess | None = None) -> Iterator[Document]:
+    """The documents of one file, by the reader its content calls for, in ``reading``'s
+    process within its budget (in this process without one); a file that is not read
+    is added to ``report.skipped`` with the reason, and yields nothing."""
+    if reading is not None:
+        yield from reading.read(path, doc_id, report, ocr=ocr,
+                                progress=None if progress is None else (lambda d, t: progress(str(path), d, t)))
+        return
     try:
         fmt = format_of(path)
     except ReadError as exc:
@@ -179,11 +201,29 @@ def read_file(path: Path, doc_id: str, report: LoadReport, *, ocr: str = "auto",
     yield from docs
 
 
+def reading_process(read_timeout_s: float) -> ReadingProcess | None:
+    """A process to read files in within ``read_timeout_s`` a page; None for 0, or where
+    files cannot be read in a child (:data:`chaja.reading_process.AVAILABLE`): read here."""
+    return ReadingProcess(read_timeout_s) if read_timeout_s and AVAILABLE else None
+
+
 def load_paths(paths: list[str | os.PathLike], report: LoadReport | None = None,
                language: str = "auto", *, ocr: str = "auto",
-               progress: ReadProgress | None = None) -> Iterator[Document]:
-    """Every document under ``paths`` (files or folders, walked recursively, sorted)."""
+               progress: ReadProgress | None = None, read_timeout_s: float = READ_TIMEOUT_S) -> Iterator[Document]:
+    """Every document under ``paths`` (files or folders, walked recursively, sorted),
+    each file read in a child process within ``read_timeout_s`` seconds a page (0: in
+    this process, without a budget)."""
     report = report if report is not None else LoadReport()
+    reading = reading_process(read_timeout_s)
+    try:
+        yield from _load(paths, report, language, ocr, progress, reading)
+    finally:
+        if reading is not None:
+            reading.close()
+
+
+def _load(paths: list[str | os.PathLike], report: LoadReport, language: str, ocr: str,
+          progress: ReadProgress | None, reading: ReadingProcess | None) -> Iterator[Document]:
     for given in paths:
         root = Path(given)
         if not root.exists():
@@ -200,13 +240,14 @@ def load_paths(paths: list[str | os.PathLike], report: LoadReport | None = None,
                 report.problems.append(f"{path}: the id {_doc_id(path, base)!r} is taken by {other.name}; "
                                        f"indexed as {doc_id!r}")
             taken[doc_id] = path
-            yield from file_documents(path, doc_id, report, language, ocr=ocr, progress=progress)
+            yield from file_documents(path, doc_id, report, language, ocr=ocr, progress=progress, reading=reading)
 
 
 def file_documents(path: Path, doc_id: str, report: LoadReport, language: str = "auto", *,
-                   ocr: str = "auto", progress: ReadProgress | None = None) -> Iterator[Document]:
-    """One file's documents with text, their language assigned (:func:`read_file`; a
-    document without text is reported and left out)."""
-    for doc in read_file(path, doc_id, report, ocr=ocr, progress=progress):
+                   ocr: str = "auto", progress: ReadProgress | None = None,
+                   reading: ReadingProcess | None = None) -> Iterator[Document]:
+    """One file's documents with text, their language assigned (:func:`read_file`, in
+    ``reading``'s process when given; a document without text is reported and left out)."""
+    for doc in read_file(path, doc_id, report, ocr=ocr, progress=progress, reading=reading):
         if _has_text(doc, doc.path or str(path), report):
             yield assign_language(doc, language)

@@ -9,7 +9,7 @@
 - **Writer**: one Index in a process of its own (:mod:`chaja.hub.writer`), fed one
   write at a time, at a lower CPU priority and with its own e5 session, so an ingest
   takes the cycles searches leave. Should it die, the next write starts a new one.
-  It dies with the hub, SIGKILL included (:func:`chaja.hub.writer.die_with`): the
+  It dies with the hub, SIGKILL included (:func:`chaja.lifeline.die_with`): the
   hub starts it from a thread of its own that lives as long as the hub, since Linux's
   parent-death signal follows the thread that started a process, not the process.
   Multiprocessing's resource tracker ends when the last process holding its pipe

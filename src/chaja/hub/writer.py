@@ -12,20 +12,15 @@ process's readers see each commit through the store (SQLite's change log, or
 PostgreSQL itself). The functions below run in the writer process; the hub calls
 them through a one-worker process pool.
 
-The writer dies with the hub, however the hub ends (SIGKILL included): on Linux the
-kernel sends it SIGTERM when the hub's thread that started it ends (the parent-death
-signal; the hub starts its writer from a thread that lives as long as the hub), and
-everywhere a watchdog thread checks twice a second that its parent is still the hub.
-Without them a writer blocks forever on the pool's queue, whose pipe it holds both
-ends of, and keeps multiprocessing's resource tracker alive with it.
+The writer dies with the hub, however the hub ends (SIGKILL included,
+:mod:`chaja.lifeline`); the hub starts its writer from a thread that lives as long as
+the hub, since Linux's parent-death signal follows the starting thread. An orphaned
+writer would block forever on the pool's queue, whose pipe it holds both ends of, and
+keep multiprocessing's resource tracker alive with it.
 """
 from __future__ import annotations
 
-import ctypes
 import os
-import signal
-import sys
-import threading
 import time
 
 import numpy as np
@@ -33,46 +28,13 @@ import numpy as np
 from chaja.config import Config
 from chaja.encoders import get_encoder
 from chaja.index import Index
+from chaja.lifeline import die_with
 
 _index: Index | None = None
+_reading = None       # the process posted files are read in (chaja.reading_process), from the first
 
 #: passages the writer encodes between two looks at the searches in flight
 PIECE = 2
-
-#: prctl(2)'s option that sets the signal a process gets when its parent ends
-PR_SET_PDEATHSIG = 1
-
-#: how often the watchdog looks at the parent, in seconds
-WATCH_S = 0.5
-
-
-def _parent_death_signal(sig: int) -> bool:
-    """Ask Linux for ``sig`` when the thread that started this process ends; False
-    where there is no prctl (another system) or it refused."""
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(ctypes.c_int(PR_SET_PDEATHSIG), ctypes.c_ulong(int(sig)), ctypes.c_ulong(0),
-                          ctypes.c_ulong(0), ctypes.c_ulong(0)) == 0
-    except (OSError, AttributeError):
-        return False
-
-
-def _watch(parent: int) -> None:
-    while True:
-        time.sleep(WATCH_S)
-        if os.getppid() != parent:        # the hub has ended: this process now belongs to another
-            os._exit(1)
-
-
-def die_with(parent: int) -> None:
-    """End this process when ``parent`` (the hub's pid) ends: the parent-death signal on
-    Linux, a watchdog thread everywhere, and a look now in case it ended already."""
-    _parent_death_signal(signal.SIGTERM)
-    if os.getppid() != parent:
-        os._exit(1)
-    threading.Thread(target=_watch, args=(parent,), name="chaja-writer-watchdog", daemon=True).start()
 
 
 class YieldingEncoder:
@@ -159,14 +121,19 @@ def add(docs) -> dict:
 
 
 def add_file(path: str, doc_id: str, name: str) -> dict:
-    """Read one file with the reader its content calls for (here, not in the serving
-    process) and index its documents; what was skipped or noticed is said by ``name``."""
+    """Read one file with the reader its content calls for (in a child of this process,
+    within ``index.read_timeout_s`` a page; never in the serving process) and index its
+    documents; what was skipped or noticed is said by ``name``."""
+    global _reading
     from pathlib import Path
 
-    from chaja.loaders import LoadReport, file_documents
+    from chaja.loaders import LoadReport, file_documents, reading_process
 
+    settings = _index.config.index
+    if _reading is None:
+        _reading = reading_process(settings.read_timeout_s)
     report = LoadReport()
-    docs = list(file_documents(Path(path), doc_id, report, _index.config.index.language, ocr=_index.config.index.ocr))
+    docs = list(file_documents(Path(path), doc_id, report, settings.language, ocr=settings.ocr, reading=_reading))
     for d in docs:
         d.path = d.path.replace(path, name)
     counts = add(docs) if docs else dict.fromkeys(("added", "changed", "unchanged", "chunks"), 0)
@@ -187,5 +154,7 @@ def prune(keep: list[str]) -> list[str]:
 
 
 def stop() -> None:
+    if _reading is not None:
+        _reading.close()
     if _index is not None:
         _index.close()
