@@ -252,6 +252,27 @@ def test_a_bulk_load_defers_the_graphs_and_searches_exactly_until_they_are_built
         assert _recall(s, queries) >= 0.98
 
 
+def test_a_graph_another_process_builds_is_used_by_a_store_already_open(tmp_path):
+    """``chaja optimize`` beside a running hub: the hub's store object, open since before
+    the graphs were built, searches by them from its next search on."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "bulk.chaja"
+    with SqliteStore(path, ann_threshold=500) as s:
+        s.put_documents(docs(clustered(3000, 21)))
+        s.compact(force=True, graphs=False)
+    with SqliteStore(path, ann_threshold=500) as reader:
+        queries = clustered(20, 22)
+        assert reader.deferred_graphs() == ["chunk"] and reader.vector(queries[0], 10)
+        built = subprocess.run([sys.executable, "-c", "import sys; from chaja.stores.sqlite import SqliteStore; "
+                                "s = SqliteStore(sys.argv[1], ann_threshold=500); s.compact(force=True); s.close()",
+                                str(path)], capture_output=True, text=True, timeout=300)
+        assert built.returncode == 0, built.stderr
+        assert reader.deferred_graphs() == [] and reader._graph("chunk") is not None
+        assert _recall(reader, queries) >= 0.98
+
+
 def test_a_deferred_load_on_a_store_with_graphs_stops_using_them(store):
     store.put_documents(docs(clustered(100, 13), prefix="bulk"))
     assert store.compact(force=True, graphs=False)

@@ -209,7 +209,7 @@ class SqliteStore(OneViewReads):
         self._allowed: dict[tuple, np.ndarray] = {}   # (filters, log seq) → sorted rowids that pass
         self._base_ids: dict[str, tuple[int, np.ndarray]] = {}   # field → (file's log entry, its chunk ids)
         self._rows: dict[str, dict[str, int]] = {}
-        self._graphs: dict[str, sqlite_ann.Graph | None] = {}
+        self._graphs: dict[str, tuple[str | None, sqlite_ann.Graph | None]] = {}   # field → (its meta, graph)
         self._graphs_seq: int | None = -1
 
     def _opened(self) -> str | None:
@@ -591,16 +591,20 @@ class SqliteStore(OneViewReads):
                 if self._vectors(field)[0].shape[0] >= self.ann_threshold and self._graph(field) is None]
 
     def _graph(self, field: str) -> sqlite_ann.Graph | None:
-        """The field's HNSW graph when one covers the keyword file's log entry."""
+        """The field's HNSW graph when one covers the keyword file's log entry; loaded
+        again when its record in meta changes, so a graph another process built (``chaja
+        optimize`` beside a running hub) is used from the next search on."""
         base = self._keywords.base_seq
         if self._graphs_seq != base:
             self._graphs, self._graphs_seq = {}, base
-        if field not in self._graphs:
-            graph = None if base is None else sqlite_ann.load(self.path, field, self.get_meta(f"ann.{field}"), base)
+        meta = self.get_meta(f"ann.{field}")
+        held = self._graphs.get(field)
+        if held is None or held[0] != meta:
+            graph = None if base is None else sqlite_ann.load(self.path, field, meta, base)
             if graph is not None and graph.projected:      # the basis it was built with, read once
                 graph.basis = store_basis(self.get_meta(LANGUAGE_MEANS))
-            self._graphs[field] = graph
-        return self._graphs[field]
+            held = self._graphs[field] = (meta, graph)
+        return held[1]
 
     def _catch_up(self) -> None:
         self._fresh()
