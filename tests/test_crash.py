@@ -1,6 +1,7 @@
-"""Crash safety: a real ``chaja index`` killed with SIGKILL at random points, again and
-again, never leaves a store that ``chaja check`` finds less than whole, never loses a
-document a finished run stored, and a reader beside a writer never sees half a document."""
+"""Crash safety: a real ``chaja index`` killed with SIGKILL, or interrupted with SIGINT
+(Ctrl-C), at random points, again and again, never leaves a store that ``chaja check``
+finds less than whole, never loses a document a finished run stored, and a reader beside
+a writer never sees half a document."""
 from __future__ import annotations
 
 import json
@@ -78,6 +79,84 @@ def test_sigkill_at_random_points_leaves_a_whole_store(tmp_path):
     assert done.returncode == 0, done.stderr
     got = check(store)
     assert got.returncode == 0 and "whole: 60 documents" in got.stdout, got.stdout + got.stderr
+
+
+INTERRUPTS = 4
+
+
+def interrupted(proc: subprocess.Popen) -> str:
+    """Wait for an interrupted ``chaja index``; assert it ended as Ctrl-C should end it
+    (exit 130, one sentence, no traceback) and left a store ``chaja check`` calls whole."""
+    err = proc.communicate(timeout=120)[1]
+    err = err.decode(errors="replace") if isinstance(err, bytes) else err
+    assert proc.returncode == 130 and "interrupted: every document stored before the stop is kept" in err, err
+    assert "Traceback" not in err, err
+    return err
+
+
+def whole(store) -> set[str]:
+    got = check(store)
+    assert got.returncode == 0 and "fault" not in got.stdout, got.stdout + got.stderr
+    with SqliteStore(store) as s:
+        return set(s.fingerprints())
+
+
+@pytest.mark.slow
+def test_sigint_at_random_points_rolls_back_the_step_and_leaves_check_whole(tmp_path):
+    """Ctrl-C at random points while documents are written, and in the finishing steps
+    after the last is stored (statistics, keyword postings, vector files): exit 130 with a
+    sentence, the step under way rolled back, ``chaja check`` whole (exit 0), every
+    earlier document kept; the next run finishes."""
+    folder, store = tmp_path / "docs", tmp_path / "ctrl-c.chaja"
+    corpus(folder)
+    rng = random.Random(17)
+    stored_before: set[str] = set()
+    partial = 0
+    for _ in range(INTERRUPTS):
+        proc = subprocess.Popen(index_cmd(folder, store), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        give_up = time.monotonic() + 300
+        while proc.poll() is None and stored(store) <= len(stored_before) and time.monotonic() < give_up:
+            time.sleep(0.02)
+        time.sleep(rng.uniform(0.0, 1.0))
+        proc.send_signal(signal.SIGINT)
+        interrupted(proc)
+        now = whole(store)
+        assert stored_before <= now
+        partial += now != stored_before and len(now) < 60
+        stored_before = now
+    assert partial >= 2
+    # in the finishing steps: Ctrl-C as soon as the progress line names one; each try
+    # that finishes first gets five new documents to write, so the next has steps to stop
+    for attempt in range(8):
+        cmd = [c for c in index_cmd(folder, store) if c != "--quiet"]
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        seen = b""
+        while b"step=" not in seen and (chunk := proc.stderr.read1(4096)):
+            seen += chunk
+        if proc.poll() is None:
+            time.sleep(rng.uniform(0.0, 0.05))
+            proc.send_signal(signal.SIGINT)
+        proc.wait(120)
+        if proc.returncode == 130:
+            rest = proc.stderr.read().decode(errors="replace")
+            assert "interrupted: every document stored before the stop is kept" in rest, rest
+            assert "Traceback" not in rest, rest
+            assert stored_before <= whole(store)
+            break
+        assert proc.returncode == 0, proc.stderr.read()
+        stored_before = whole(store)
+        with (folder / f"more-{attempt}.jsonl").open("w", encoding="utf-8") as fh:
+            for i in range(5):
+                fh.write(json.dumps({"id": f"more-{attempt}-{i}", "text": f"추가 문서 {attempt} {i} 필터 청소"},
+                                    ensure_ascii=False) + "\n")
+    else:
+        pytest.fail("no Ctrl-C landed in a finishing step in 8 tries")
+    done = subprocess.run(index_cmd(folder, store), capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr
+    got = check(store)
+    assert got.returncode == 0 and "note" not in got.stdout and "fault" not in got.stdout, got.stdout
+    with SqliteStore(store) as s:
+        assert len(s.fingerprints()) == 60 + 5 * attempt
 
 
 @pytest.mark.slow

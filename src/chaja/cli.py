@@ -463,6 +463,14 @@ def store_failure(exc: Exception, store: str) -> tuple[str, int]:
     return str(said), EX_TEMPFAIL if isinstance(said, StoreBusy) else 2
 
 
+#: what an interrupted command leaves, said after "interrupted"
+INTERRUPTED = {
+    "index": ": every document stored before the stop is kept whole, and the step under way was rolled back; "
+             "run the same command again to finish (documents already stored are not encoded again)",
+    "optimize": ": the graphs not built are searched exactly until chaja optimize runs again",
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     import sqlite3
 
@@ -480,7 +488,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {message}", file=sys.stderr)
         return status
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        print(f"interrupted{INTERRUPTED.get(args.command, '')}", file=sys.stderr)
         return 130
     except BrokenPipeError:
         # the reader went away (`chaja … | head`): stop quietly, as a process killed by
