@@ -45,7 +45,7 @@ def timed_compaction(store, **kwargs) -> tuple[float, dict[str, float]]:
 
 def graph_recall(store, queries: list[dict]) -> dict[str, float]:
     """Per field with a graph: mean recall@10 of ``store.vector`` against exact search."""
-    from chaja.search.languages import META_KEY, project_out, store_basis
+    from chaja.language_means import META_KEY, project_out, store_basis
     from chaja.stores import sqlite_ann
 
     basis = store_basis(store.get_meta(META_KEY))
@@ -83,7 +83,7 @@ def main() -> int:
               f"  python benchmarks/bench_peers.py --size {args.size} --systems chaja", file=sys.stderr)
         return 2
     from chaja.search import background
-    from chaja.search.languages import META_KEY, encode_means
+    from chaja.language_means import META_KEY, encode_means
     from chaja.stores.sqlite import SqliteStore
 
     queries = json.loads(queries_file.read_text())

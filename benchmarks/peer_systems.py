@@ -88,7 +88,7 @@ class Chaja:
 
         from chaja.encoders.aligned import UseM3Encoder, get_aligned_encoder
         from chaja.search import background, lexicon
-        from chaja.search.languages import META_KEY, encode_means
+        from chaja.language_means import META_KEY, encode_means
         from chaja.stores.sqlite import SqliteStore
 
         import chaja

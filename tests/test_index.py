@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import chaja
-from chaja.search.languages import META_KEY, decode_means
+from chaja.language_means import META_KEY, decode_means
 
 
 def _means_match_vectors(idx) -> bool:

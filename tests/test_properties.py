@@ -13,7 +13,7 @@ from hypothesis import strategies as st  # noqa: E402
 from chaja.analysis import bigram_terms, whitespace_terms  # noqa: E402
 from chaja.chunking import chunk_document  # noqa: E402
 from chaja.documents import Chunk, Document, Hit, Section  # noqa: E402
-from chaja.search.filters import FilterError, Filters  # noqa: E402
+from chaja.filters import FilterError, Filters  # noqa: E402
 from chaja.search.fusion import convex, rrf  # noqa: E402
 from chaja.search.grouping import cap_per_document, group_by_document  # noqa: E402
 from chaja.search.results import ChunkResult  # noqa: E402

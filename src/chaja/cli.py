@@ -27,7 +27,7 @@ from chaja.client import HubError
 from chaja.config import Config
 from chaja.index import Index
 from chaja.loaders import LoadReport
-from chaja.search.filters import Filters
+from chaja.filters import Filters
 from chaja.search.result_json import SEARCH_SCHEMA, result_json, why_line  # noqa: F401 - part of the CLI's API
 from chaja.search.searcher import QueryError, check_query, check_top_k
 from chaja.snippets import marked, snippet

@@ -9,7 +9,7 @@ import sys
 
 from chaja.client import Client
 from chaja.loaders import LoadReport, load_paths
-from chaja.search.filters import Filters
+from chaja.filters import Filters
 
 
 def client(args: argparse.Namespace) -> Client:

@@ -31,8 +31,8 @@ from chaja.ingest import IndexReport, Progress, PruneGuard, index_documents
 from chaja.loaders import LoadReport, ReadProgress, load_paths
 from chaja.rerank import Reranker, get_reranker
 from chaja.search import background, lexicon
-from chaja.search.languages import META_KEY, decode_means, encode_means
-from chaja.search.filters import Filters
+from chaja.language_means import META_KEY, decode_means, encode_means
+from chaja.filters import Filters
 from chaja.search.results import SearchResult
 from chaja.search.searcher import Searcher
 from chaja.stores import Store, StoreError, open_store
@@ -280,7 +280,7 @@ class Index:
     def search(self, text: str, top_k: int | None = None, filters: Filters | Mapping | None = None,
                settings: Mapping[str, object] | None = None) -> SearchResult:
         """Hybrid search. ``filters`` keeps results to chunks whose fields match
-        (:class:`chaja.search.filters.Filters`, or a mapping such as ``{"lang": "ko"}``);
+        (:class:`chaja.filters.Filters`, or a mapping such as ``{"lang": "ko"}``);
         ``settings`` changes ``search.*`` settings for this search alone
         (``{"search.mode": "keyword"}``; keys without a section are read as ``search.``)."""
         searcher = self.searcher()

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from chaja.analysis import bigram_terms
-from chaja.search.filters import Filters
+from chaja.filters import Filters
 
 WIDE = 12
 

@@ -9,7 +9,7 @@ import warnings
 
 import pytest
 
-from chaja.search.filters import Filters
+from chaja.filters import Filters
 
 psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed: pip install 'chaja[postgres]'")
 

@@ -127,7 +127,7 @@ def test_the_encoders_load_after_a_graph_search(store):
 def test_the_e5_graphs_hold_vectors_without_their_language_direction(tmp_path):
     """The searcher projects the language direction out of e5 queries; the chunk graph is
     built over vectors projected the same way, so query and points share one space."""
-    from chaja.search.languages import META_KEY, decode_means, encode_means, language_basis, project_out
+    from chaja.language_means import META_KEY, decode_means, encode_means, language_basis, project_out
 
     rng = np.random.default_rng(5)
     direction = rng.standard_normal(DIM)
@@ -380,7 +380,7 @@ def test_lifted_rows_rank_by_cosine_as_the_rows_do_by_inner_product():
 def test_a_graph_built_from_the_mapped_matrix_leaves_the_vector_file_as_the_rows_hold_it(tmp_path, monkeypatch):
     """A compaction that finds a field's matrix in memory (mapped read-only from its file)
     projects a copy for the graph, never the matrix itself."""
-    from chaja.search.languages import META_KEY, encode_means
+    from chaja.language_means import META_KEY, encode_means
     from chaja.stores import sqlite_vectors
 
     monkeypatch.setattr(sqlite_vectors, "FILE_THRESHOLD", 100)

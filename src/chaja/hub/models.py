@@ -31,7 +31,7 @@ class Strict(BaseModel):
 
 
 class FiltersIn(Strict):
-    """Every condition set must hold; a list means any of its values (:mod:`chaja.search.filters`)."""
+    """Every condition set must hold; a list means any of its values (:mod:`chaja.filters`)."""
     lang: Names | None = None
     source: Names | None = None
     doc_type: Names | None = None

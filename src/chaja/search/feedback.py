@@ -14,7 +14,7 @@ languages only):
     B(c) = Σ_F w_F · (f_F·v_F(c) − μ_F(f_F)) / σ_F(f_F),
 
 for the fields F with weights w_F (the passage fields, e5 ``chunk`` and aligned
-``aligned``), P the language projection for e5 (:mod:`chaja.search.languages`) and
+``aligned``), P the language projection for e5 (:mod:`chaja.language_means`) and
 μ, σ the store's background moments (:mod:`chaja.search.background`), so B is on the
 same scale as the vector evidence. A candidate outside the query's language gets
 
@@ -34,7 +34,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from chaja.search.languages import project_out
+from chaja.language_means import project_out
 
 #: the fields feedback vectors are built in and their weights in B(c)
 FIELDS = {"chunk": 1.0, "aligned": 0.5}

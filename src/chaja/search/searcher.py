@@ -42,10 +42,10 @@ from chaja.search import background, feedback, lexicon, multipart
 from chaja.search.calibrated import PARTNER, calibrated_arrays, keyword_values
 from chaja.search.fusion import convex, ranks, rrf
 from chaja.search.abstain import should_abstain
-from chaja.search.filters import Filters
+from chaja.filters import Filters
 from chaja.search.gate import best_coverage, term_coverage
 from chaja.search.query import query_terms, script_groups
-from chaja.search.languages import META_KEY, decode_means, language_basis, project_out
+from chaja.language_means import META_KEY, decode_means, language_basis, project_out
 from chaja.search.grouping import cap_per_document, group_by_document
 from chaja.search.results import ChunkResult, SearchResult
 from chaja.search.slots import keyword_slot_count, reserve
@@ -444,7 +444,7 @@ class Searcher:
 
     # ---- the pipeline ----------------------------------------------------
     def search(self, text: str, top_k: int | None = None, filters: Filters | None = None) -> SearchResult:
-        """Search ``text``; with ``filters`` (:mod:`chaja.search.filters`) every list holds
+        """Search ``text``; with ``filters`` (:mod:`chaja.filters`) every list holds
         only chunks that pass them. With ``search.multipart`` a question of two parts
         (:func:`chaja.search.multipart.split_question`) is searched whole and part by part,
         and the three rankings are fused. Every read sees the store as of the search's start

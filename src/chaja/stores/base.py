@@ -13,7 +13,7 @@ from typing import ContextManager, Protocol, runtime_checkable
 import numpy as np
 
 from chaja.documents import Chunk, ChunkRecord, Document, DocumentInfo, Hit, StoreStats
-from chaja.search.filters import Filters
+from chaja.filters import Filters
 
 
 #: every vector field a store may hold: e5 chunk and section-name vectors, aligned ones
@@ -79,7 +79,7 @@ class Store(Protocol):
         """Best ``n`` chunks by the store's keyword ranking (BM25 in both stores) over any
         of ``terms`` (OR), best first; only ranks are used downstream. ``field="title"``
         searches titles alone; ``lang`` keeps chunks of one language, ``where`` those
-        that pass a search filter (:mod:`chaja.search.filters`), before the top ``n``."""
+        that pass a search filter (:mod:`chaja.filters`), before the top ``n``."""
         ...
 
     def vector(self, query: np.ndarray, n: int, *, lang: str | None = None,

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from chaja.documents import Chunk, ChunkRecord, Document, DocumentInfo, Hit, Location, StoreStats
-from chaja.search.filters import Filters
+from chaja.filters import Filters
 from chaja.stores import postgres_keywords
 from chaja.stores.base import StoreError, flat_vector, staged_prefix
 from chaja.stores.bm25_segments import SegmentedBM25

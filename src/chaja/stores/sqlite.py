@@ -43,8 +43,8 @@ from pathlib import Path
 import numpy as np
 
 from chaja.documents import Chunk, ChunkRecord, Document, DocumentInfo, Hit, Location, StoreStats
-from chaja.search.filters import Filters
-from chaja.search.languages import META_KEY as LANGUAGE_MEANS, project_rows_in_place, store_basis
+from chaja.filters import Filters
+from chaja.language_means import META_KEY as LANGUAGE_MEANS, project_rows_in_place, store_basis
 from chaja.stores import side_by_side, sqlite_ann, sqlite_errors, sqlite_keywords, sqlite_staging, sqlite_vectors
 from chaja.stores.sqlite_in import select_in
 from chaja.stores.base import StoreError, flat_vector, sample_order

@@ -24,7 +24,7 @@ projected graph are projected with the store's basis of the day; a basis that ha
 since costs recall only.
 
 The e5 fields (``chunk``, ``heading``) are searched with query vectors whose language
-direction is projected out (:mod:`chaja.search.languages`), which sit off the stored
+direction is projected out (:mod:`chaja.language_means`), which sit off the stored
 vectors' distribution: greedy graph search then misses whole neighbourhoods (at 100k
 chunks, recall@60 0.87 and 14 of 200 queries below 0.3). Their graphs are therefore
 built over the projected vectors ``Pv``: since ``q'·Pv = q'·v`` the graph ranks by the

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from chaja.search.languages import decode_means, encode_means, language_basis, project_out
+from chaja.language_means import decode_means, encode_means, language_basis, project_out
 
 
 def unit(v):
@@ -38,13 +38,13 @@ def test_means_round_trip_and_small_languages_dropped():
 
 
 def test_index_records_language_means(corpus_index):
-    from chaja.search.languages import META_KEY
+    from chaja.language_means import META_KEY
     means = decode_means(corpus_index.store.get_meta(META_KEY), min_chunks=1)
     assert set(means) == {"ko", "en"}
 
 
 def test_cross_language_settings_run_end_to_end(corpus_index):
-    from chaja.search.languages import META_KEY
+    from chaja.language_means import META_KEY
     from chaja.config import SearchConfig
     from chaja.search.searcher import Searcher
     cfg = SearchConfig()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from chaja.documents import Chunk
-from chaja.search.filters import FilterError, Filters
+from chaja.filters import FilterError, Filters
 
 
 def chunk(**kw) -> Chunk:
