@@ -45,20 +45,11 @@ def test_fenced_closes_on_the_same_marker_at_least_as_long():
         "text", "fence", "code", "code", "code", "code", "fence", "text", "fence", "code", "code", "fence"]
 
 
-# The clean-up passes were rewritten to run in linear time (see
-# test_markup_adversarial.py); on ordinary input they must do what the regexes they
-# replace did. These are those regexes, safe to run on short strings.
+# The heading, rule and MDX-statement patterns were rewritten to run in linear time (see
+# test_markup_adversarial.py; the stripping passes are checked in test_markup_strip.py);
+# on ordinary input they must do what the regexes they replace did. These are those
+# regexes, safe to run on short strings.
 _OLD_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-_OLD_TAG = re.compile(r"</?[A-Za-z][\w.:-]*(?:\s+(?:[^<>\"'{}]|\"[^\"]*\"|'[^']*'|\{[^{}]*\})*)?\s*/?>")
-_OLD_SUBS = [   # (pattern, replacement, the new function)
-    (re.compile(r"\{/\*.*?\*/\}", re.S), "", lambda s: markup._strip_delimited(s, "{/*", "*/}")),
-    (re.compile(r"<!--.*?-->", re.S), "", lambda s: markup._strip_delimited(s, "<!--", "-->")),
-    (re.compile(r"!\[([^\]]*)\]\([^)]*\)"), r"\1", lambda s: markup._strip_brackets(s, "![", 0, "()")),
-    (re.compile(r"\[([^\]]+)\]\([^)]*\)"), r"\1", lambda s: markup._strip_brackets(s, "[", 1, "()")),
-    (re.compile(r"\[([^\]]+)\]\[[^\]]*\]"), r"\1", lambda s: markup._strip_brackets(s, "[", 1, "[]")),
-    (_OLD_TAG, " ", markup._strip_tags),
-    (re.compile(r"^\s*(```+|~~~+).*?^\s*\1\s*$", re.S | re.M), " ", markup._strip_fenced_blocks),
-]
 _OLD_RULE = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
 _OLD_MDX_STATEMENT = re.compile(r"^\s*(import|export)\s.+$")
 
@@ -76,23 +67,6 @@ _settings = settings(max_examples=300, deadline=None, derandomize=True, database
 def test_heading_matches_as_before(s):
     for line in (s, "#" + s, "# " + s):
         assert _groups(markup.HEADING.match(line)) == _groups(_OLD_HEADING.match(line)), repr(line)
-
-
-@_settings
-@given(st.text(alphabet="<>/ab \"'{}=.:-\n![]()*`~{/*}!-", max_size=30))
-def test_substitutions_match_as_before(s):
-    for old, repl, new in _OLD_SUBS:
-        assert new(s) == old.sub(repl, s), (old.pattern, s)
-
-
-@_settings
-@given(st.lists(st.sampled_from(
-    ["```", "````", "~~~", "~~~~", "``````", "  ```", "```js", "``` ", "", " ", "\t", "a", "`x`", "~~~ "]),
-    max_size=12))
-def test_fenced_blocks_close_as_before(lines):
-    s = "\n".join(lines)
-    old, repl, new = _OLD_SUBS[-1]
-    assert new(s) == old.sub(repl, s), s
 
 
 @_settings

@@ -124,58 +124,85 @@ def load_weights(path: str | Path | None = None) -> E5Weights:
     raw = memoryview(buf)
     if len(raw) < 48 or bytes(raw[:4]) != b"E5S1":
         raise RuntimeError(f"{path} is not an e5 weights file (bad magic)")
-    pos = 8
+    cursor = _Cursor(raw, 8)
+    dims = _read_dims(cursor, path)
+    vocab = _read_vocab(cursor, path)
+    tensors = _read_tensors(cursor, path, dims)
+    return E5Weights(path, package_version(), dims, vocab, tensors)
 
-    def take(fmt: str):
-        nonlocal pos
-        vals = struct.unpack_from("<" + fmt, raw, pos)
-        pos += struct.calcsize("<" + fmt)
+
+class _Cursor:
+    """A place in the file's bytes, moved on by what is read there."""
+
+    def __init__(self, raw: memoryview, pos: int):
+        self.raw = raw
+        self.pos = pos
+
+    def take(self, fmt: str):
+        vals = struct.unpack_from("<" + fmt, self.raw, self.pos)
+        self.pos += struct.calcsize("<" + fmt)
         return vals
 
-    h, nl, nh, ff, voc, maxp, tvs = take("7i")
-    (eps,) = take("f")
-    (qk,) = take("i")
+
+def _read_dims(cur: _Cursor, path: Path) -> E5Dims:
+    """The header after the magic and version: the model's dimensions and block size."""
+    h, nl, nh, ff, voc, maxp, tvs = cur.take("7i")
+    (eps,) = cur.take("f")
+    (qk,) = cur.take("i")
     if qk != QK:
         raise RuntimeError(f"{path}: unsupported block size {qk}")
-    dims = E5Dims(h, nl, nh, ff, voc, maxp, tvs, float(np.float32(eps)))
+    return E5Dims(h, nl, nh, ff, voc, maxp, tvs, float(np.float32(eps)))
 
-    n, bos, eos, pad, unk = take("5i")
-    (blob_len,) = take("Q")
-    offsets = np.frombuffer(raw, np.uint32, n + 1, pos).astype(np.int64)
-    pos += 4 * (n + 1)
-    scores = np.frombuffer(raw, np.float32, n, pos).copy()
-    pos += 4 * n
-    blob = bytes(raw[pos : pos + blob_len])
-    pos += blob_len
+
+def _read_vocab(cur: _Cursor, path: Path) -> E5Vocab:
+    """The tokenizer's pieces, scores and special ids, then the normaliser table."""
+    raw = cur.raw
+    n, bos, eos, pad, unk = cur.take("5i")
+    (blob_len,) = cur.take("Q")
+    offsets = np.frombuffer(raw, np.uint32, n + 1, cur.pos).astype(np.int64)
+    cur.pos += 4 * (n + 1)
+    scores = np.frombuffer(raw, np.float32, n, cur.pos).copy()
+    cur.pos += 4 * n
+    blob = bytes(raw[cur.pos : cur.pos + blob_len])
+    cur.pos += blob_len
     pieces = [blob[a:b].decode("utf-8") for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist())]
+    return E5Vocab(pieces, scores, bos, eos, pad, unk, _read_normalizer(cur, path))
 
-    n_norm, norm_bytes = take("iI")
+
+def _read_normalizer(cur: _Cursor, path: Path) -> dict[int, str]:
+    """Code point → replacement: ``n_entries x (u32 cp, u8 k, u32 replacement[k])``."""
+    n_norm, norm_bytes = cur.take("iI")
     normalizer: dict[int, str] = {}
-    end = pos + norm_bytes
+    end = cur.pos + norm_bytes
     for _ in range(n_norm):
-        cp, k = struct.unpack_from("<IB", raw, pos)
-        out = struct.unpack_from(f"<{k}I", raw, pos + 5)
+        cp, k = struct.unpack_from("<IB", cur.raw, cur.pos)
+        out = struct.unpack_from(f"<{k}I", cur.raw, cur.pos + 5)
         normalizer[cp] = "".join(map(chr, out))
-        pos += 5 + 4 * k
-    if pos != end:
+        cur.pos += 5 + 4 * k
+    if cur.pos != end:
         raise RuntimeError(f"{path}: normaliser table is inconsistent")
-    vocab = E5Vocab(pieces, scores, bos, eos, pad, unk, normalizer)
+    return normalizer
 
-    (n_dir,) = take("i")
+
+def _read_tensors(cur: _Cursor, path: Path, dims: E5Dims) -> dict[str, np.ndarray | Q4Matrix]:
+    """The tensor directory's tensors, as views into the file: float32 arrays (the
+    position and type embeddings as ``[rows, hidden]``) and Q4_0 matrices."""
+    h, ff = dims.hidden, dims.ffn
+    (n_dir,) = cur.take("i")
     tensors: dict[str, np.ndarray | Q4Matrix] = {}
     for _ in range(n_dir):
-        (name_len,) = take("H")
-        name = bytes(raw[pos : pos + name_len]).decode("ascii")
-        pos += name_len
-        dtype, count, off, _nbytes = take("BIQQ")
+        (name_len,) = cur.take("H")
+        name = bytes(cur.raw[cur.pos : cur.pos + name_len]).decode("ascii")
+        cur.pos += name_len
+        dtype, count, off, _nbytes = cur.take("BIQQ")
         if dtype == 0:
-            arr = np.frombuffer(raw, np.float32, count, off)
+            arr = np.frombuffer(cur.raw, np.float32, count, off)
             tensors[name] = arr.reshape(-1, h) if name in ("emb.pos", "emb.type") else arr
         elif dtype == 1:
             cols = ff if name.endswith(".fo.w") else h
             rows = count // cols
-            blocks = np.frombuffer(raw, _Q4_BLOCK, rows * (cols // QK), off).reshape(rows, cols // QK)
+            blocks = np.frombuffer(cur.raw, _Q4_BLOCK, rows * (cols // QK), off).reshape(rows, cols // QK)
             tensors[name] = Q4Matrix(blocks["d"], blocks["qs"])
         else:
             raise RuntimeError(f"{path}: tensor {name!r} has unknown dtype {dtype}")
-    return E5Weights(path, package_version(), dims, vocab, tensors)
+    return tensors

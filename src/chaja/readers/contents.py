@@ -5,6 +5,8 @@ section itself; readers drop them. Scanned from the end, without a regular
 expression, so a long line costs one pass."""
 from __future__ import annotations
 
+from chaja.readers.numbering import numbered_heading_level
+
 #: characters a leader is drawn with (full stop, middle dots, ellipses, hyphenation point, bullets)
 LEADERS = frozenset(".·‥…ㆍ・․‧∙•⋯")
 #: fewest leader characters in the run before the page number
@@ -32,7 +34,5 @@ def is_contents_line(line: str) -> bool:
     if leaders >= MIN_LEADERS:
         return any(ch.isalpha() for ch in text[:i])
     if leaders >= 1:    # a leader drawn as one glyph: only after a numbered heading ("Ⅰ. 사업 개요 · 3")
-        from chaja.readers.headings import numbered_heading_level   # (headings imports this module)
-
         return numbered_heading_level(text[:i]) is not None
     return False

@@ -8,41 +8,26 @@ path; list items keep their numbers (``1.``, ``가.``) or a ``- ``; a table row 
 line of its cells joined `` | ``; footnotes and endnotes follow as their own
 sections. Every non-empty paragraph and table row is numbered from 1 in reading
 order and marked ``Location("paragraph", n, n)``; a note is marked with the
-paragraph that refers to it.
+paragraph that refers to it. Heading levels and list labels come from
+:mod:`chaja.readers.docx_styles`.
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from chaja.documents import Document, Location, Section
 from chaja.readers.base import ReadContext, ReadError, located_section
+from chaja.readers.docx_styles import W, Numbering, Style, as_int, heading_level, read_styles, roman, style_list, val
 from chaja.readers.fields import meaningful_title
 from chaja.readers.office import open_package
 
-W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
 _RELS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/"
 # subtrees whose text is not the document's: deletions, field codes, a drawing's fallback copy
 _SKIP = {W + "del", W + "moveFrom", W + "delText", W + "instrText", W + "pPr", W + "rPr", W + "tblPr",
          W + "trPr", W + "tcPr", MC + "Fallback", W + "fldData"}
-_HEADING_NAME = re.compile(
-    r"(?:heading|제목|titre|überschrift|título|titolo|kop|rubrik|otsikko|заголовок|見出し|标题|標題)\s*([1-9])", re.I)
-_TITLE_NAME = re.compile(r"title|제목|titre|titel|título|titolo|заголовок|表題|标题", re.I)
 _NOTE_TYPES = {"separator", "continuationSeparator", "continuationNotice"}
-
-
-def _val(el, path: str) -> str | None:
-    found = el.find(path) if el is not None else None
-    return None if found is None else found.get(W + "val")
-
-
-def _int(value: str | None, default: int | None) -> int | None:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return default
 
 
 # -- opening ---------------------------------------------------------------------------
@@ -71,146 +56,6 @@ def _element(part, parse_xml):
     return element if element is not None else parse_xml(part.blob)
 
 
-# -- styles and list numbering ---------------------------------------------------------
-
-@dataclass
-class _Style:
-    name: str
-    based_on: str | None
-    outline: int | None          # 0-based outline level from the style's paragraph properties
-    num: tuple[str, int] | None  # (numId, ilvl) of a list style
-
-
-def _styles(root) -> tuple[dict[str, _Style], str | None]:
-    styles, default = {}, None
-    for s in (root.iter(W + "style") if root is not None else ()):
-        if s.get(W + "type") != "paragraph":
-            continue
-        sid = s.get(W + "styleId")
-        ppr = s.find(W + "pPr")
-        num_id = _val(ppr, f"{W}numPr/{W}numId")
-        styles[sid] = _Style(_val(s, W + "name") or sid, _val(s, W + "basedOn"),
-                             _int(_val(ppr, W + "outlineLvl"), None),
-                             (num_id, _int(_val(ppr, f"{W}numPr/{W}ilvl"), 0)) if num_id else None)
-        if s.get(W + "default") in ("1", "true"):
-            default = sid
-    return styles, default
-
-
-def _chain(styles: dict[str, _Style], sid: str | None) -> Iterator[_Style]:
-    """A style, then the style it is based on, and so on (a loop in the chain ends it)."""
-    seen = set()
-    while sid in styles and sid not in seen:
-        seen.add(sid)
-        yield styles[sid]
-        sid = styles[sid].based_on
-
-
-def _heading_level(styles: dict[str, _Style], sid: str | None) -> int | None:
-    """0 for a title style, 1–9 for a heading style (by name, else outline level, else
-    its base style's), None for body text."""
-    for style in _chain(styles, sid):
-        name = style.name.strip()
-        if m := _HEADING_NAME.fullmatch(name):
-            return int(m.group(1))
-        if _TITLE_NAME.fullmatch(name):
-            return 0
-        if style.outline is not None:
-            return style.outline + 1 if 0 <= style.outline < 9 else None
-    return None
-
-
-def _style_num(styles: dict[str, _Style], sid: str | None) -> tuple[str, int] | None:
-    """The list a paragraph style puts its paragraphs in, if any."""
-    return next((style.num for style in _chain(styles, sid) if style.num), None)
-
-
-_GANADA = "가나다라마바사아자차카타파하"
-_CHOSUNG = "ㄱㄴㄷㄹㅁㅂㅅㅇㅈㅊㅋㅌㅍㅎ"
-_ROMAN = ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"), (50, "l"), (40, "xl"),
-          (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i"))
-
-
-def _roman(n: int) -> str:
-    out = ""
-    for value, letters in _ROMAN:
-        while n >= value:
-            out, n = out + letters, n - value
-    return out
-
-
-def _count(n: int, fmt: str) -> str:
-    """``n`` as a list level of format ``fmt`` shows it."""
-    if fmt in ("lowerLetter", "upperLetter"):
-        letter = chr(ord("a") + (n - 1) % 26) * ((n - 1) // 26 + 1)
-        return letter.upper() if fmt == "upperLetter" else letter
-    if fmt in ("lowerRoman", "upperRoman"):
-        return _roman(n).upper() if fmt == "upperRoman" else _roman(n)
-    if fmt == "ganada":
-        return _GANADA[(n - 1) % len(_GANADA)]
-    if fmt == "chosung":
-        return _CHOSUNG[(n - 1) % len(_CHOSUNG)]
-    if fmt == "decimalEnclosedCircle" and 1 <= n <= 20:
-        return chr(0x2460 + n - 1)
-    if fmt == "decimalZero":
-        return f"{n:02d}"
-    return str(n)
-
-
-@dataclass
-class _Numbering:
-    """List numbers as Word counts them: per abstract list, deeper levels restarting."""
-
-    # abstractNumId → ilvl → (numFmt, lvlText, start)
-    levels: dict[str, dict[int, tuple[str, str, int]]] = field(default_factory=dict)
-    # numId → (abstractNumId, ilvl → startOverride)
-    nums: dict[str, tuple[str, dict[int, int]]] = field(default_factory=dict)
-    counters: dict[str, dict[int, int]] = field(default_factory=dict)
-    started: set = field(default_factory=set)
-
-    @classmethod
-    def parse(cls, root) -> "_Numbering":
-        out = cls()
-        if root is None:
-            return out
-        for a in root.iter(W + "abstractNum"):
-            out.levels[a.get(W + "abstractNumId")] = {
-                _int(lvl.get(W + "ilvl"), 0): (_val(lvl, W + "numFmt") or "decimal", _val(lvl, W + "lvlText") or "",
-                                               _int(_val(lvl, W + "start"), 1))
-                for lvl in a.iter(W + "lvl")}
-        for num in root.iter(W + "num"):
-            overrides = {_int(o.get(W + "ilvl"), 0): _int(_val(o, W + "startOverride"), 1)
-                         for o in num.iter(W + "lvlOverride") if _val(o, W + "startOverride")}
-            out.nums[num.get(W + "numId")] = (_val(num, W + "abstractNumId"), overrides)
-        return out
-
-    def label(self, num_id: str, ilvl: int) -> str:
-        """The next label of list ``num_id`` at level ``ilvl``: ``1.``, ``가)``, ``-``, or ``""``."""
-        abstract, overrides = self.nums.get(num_id, (None, {}))
-        levels = self.levels.get(abstract)
-        if not levels or ilvl not in levels:
-            return ""
-        counts = self.counters.setdefault(abstract, {})
-        if num_id not in self.started:            # a list that restarts its numbering
-            self.started.add(num_id)
-            for lvl, start in overrides.items():
-                counts[lvl] = start - 1
-        fmt, text, start = levels[ilvl]
-        counts[ilvl] = counts.get(ilvl, start - 1) + 1
-        for deeper in [k for k in counts if k > ilvl]:
-            del counts[deeper]
-        if fmt == "bullet":
-            return "-"
-        if fmt == "none":
-            return ""
-
-        def number(m: re.Match) -> str:
-            k = int(m.group(1)) - 1
-            lvl_fmt, _, lvl_start = levels.get(k, ("decimal", "", 1))
-            return _count(counts.get(k, lvl_start), lvl_fmt)
-        return re.sub(r"%([1-9])", number, text).strip()
-
-
 # -- text ------------------------------------------------------------------------------
 
 @dataclass
@@ -234,7 +79,7 @@ class _Notes:
 
 
 def _note_mark(kind: str, n: int) -> str:
-    return f"[{n}]" if kind == "footnote" else f"[{_roman(n)}]"
+    return f"[{n}]" if kind == "footnote" else f"[{roman(n)}]"
 
 
 def _hidden(run) -> bool:
@@ -311,9 +156,9 @@ def _cell_text(tc, reader: "_Body") -> str:
 
 @dataclass
 class _Body:
-    styles: dict[str, _Style]
+    styles: dict[str, Style]
     default_style: str | None
-    numbering: _Numbering
+    numbering: Numbering
     notes: _Notes
     sections: list[Section] = field(default_factory=list)
     path: list[tuple[int, str]] = field(default_factory=list)
@@ -325,10 +170,10 @@ class _Body:
     def paragraph_text(self, p) -> str:
         text = _text(p, self.notes)
         ppr = p.find(W + "pPr")
-        num_id = _val(ppr, f"{W}numPr/{W}numId")
-        ilvl = _int(_val(ppr, f"{W}numPr/{W}ilvl"), 0)
+        num_id = val(ppr, f"{W}numPr/{W}numId")
+        ilvl = as_int(val(ppr, f"{W}numPr/{W}ilvl"), 0)
         if num_id is None:
-            num_id, ilvl = _style_num(self.styles, self._style(p)) or (None, ilvl)
+            num_id, ilvl = style_list(self.styles, self._style(p)) or (None, ilvl)
         if text and num_id and num_id != "0":
             label = self.numbering.label(num_id, ilvl)
             text = f"{label} {text}" if label else text
@@ -347,13 +192,13 @@ class _Body:
                 yield line
 
     def _style(self, p) -> str | None:
-        return _val(p.find(W + "pPr"), W + "pStyle") or self.default_style
+        return val(p.find(W + "pPr"), W + "pStyle") or self.default_style
 
     def _level(self, p) -> int | None:
-        outline = _int(_val(p.find(W + "pPr"), W + "outlineLvl"), None)
+        outline = as_int(val(p.find(W + "pPr"), W + "outlineLvl"), None)
         if outline is not None:
             return outline + 1 if 0 <= outline < 9 else None
-        return _heading_level(self.styles, self._style(p))
+        return heading_level(self.styles, self._style(p))
 
     def _add(self, text: str) -> None:
         self.count += 1
@@ -411,8 +256,8 @@ def _note_section(root, kind: str, notes: _Notes, last: int) -> Section | None:
 
 def read(ctx: ReadContext) -> Iterator[Document]:
     package, main, parts = _open(ctx.path)
-    styles, default = _styles(parts.get("styles"))
-    body = _Body(styles, default, _Numbering.parse(parts.get("numbering")), _Notes())
+    styles, default = read_styles(parts.get("styles"))
+    body = _Body(styles, default, Numbering.parse(parts.get("numbering")), _Notes())
     body.read(main.find(W + "body"))
     for kind in ("footnote", "endnote"):
         section = _note_section(parts.get(kind + "s"), kind, body.notes, body.count)

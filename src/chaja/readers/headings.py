@@ -1,12 +1,7 @@
-"""Numbered headings of Korean official documents.
-
-Korean government reports and notices number their headings in a fixed order (the
-행정업무운영 편람's item numbering: ``1.`` → ``가.`` → ``1)`` → ``가)`` → ``(1)`` →
-``(가)``, with ``Ⅰ.`` above them in reports and ``□`` for a report's top items;
-statutes use ``제1장`` and ``제1조``). :func:`numbered_heading_level` tells such a
-heading line from body text, for readers of formats that do not mark headings (plain
-text, HWP/HWPX without outline paragraphs); :func:`block_sections` builds the
-sections of a word-processor document from its paragraphs by those headings.
+"""Sections of a word-processor document from its paragraphs, by the headings the file
+marks (an HWP outline paragraph) or the Korean official-document numbering of its lines
+(:func:`~chaja.readers.numbering.numbered_heading_level`), for readers of formats that
+do not mark headings (plain text, HWP/HWPX without outline paragraphs, PDF).
 """
 from __future__ import annotations
 
@@ -16,59 +11,13 @@ from dataclasses import dataclass
 from chaja.documents import Location, Section
 from chaja.readers.base import located_section
 from chaja.readers.contents import is_contents_line
+from chaja.readers.numbering import LETTER, ORDER, ROMAN, SENTENCE_END, numbered_heading_level
 
-#: longest line taken for a numbered heading; longer lines are body text
-MAX_HEADING_CHARS = 60
+__all__ = ["Block", "block_sections", "numbered_heading_level", "numbered_levels"]
+
 #: longest paragraph an outline (개요) paragraph shape makes a heading; longer ones are
 #: body text numbered by the outline
 MAX_OUTLINE_CHARS = 100
-_MAX_WORDS = 10
-
-_ROMAN = "ⅠⅡⅢⅣⅤⅥⅦⅧⅨⅩⅪⅫ"
-_ORDER = "가나다라마바사아자차카타파하"       # the Hangul item letters, in order
-# (numbering, level) in the order tried; the heading's words follow the numbering
-_NUMBERINGS = (
-    (re.compile(r"제\s*\d{1,3}\s*[편장]"), 1),
-    (re.compile(rf"[{_ROMAN}]\s*[.．]?"), 1),
-    (re.compile(r"(?:IX|IV|V?I{1,3}|VI{0,3}|X)\s*[.．]"), 1),
-    (re.compile(r"제\s*\d{1,3}\s*[절조](?:\s*의\s*\d+)?"), 2),
-    (re.compile(r"[□■]"), 2),
-    (re.compile(r"\d{1,2}\s*[.．]"), 2),
-    (re.compile(rf"[{_ORDER}]\s*[.．]"), 3),
-    (re.compile(r"\d{1,2}\s*\)"), 4),
-    (re.compile(rf"[{_ORDER}]\s*\)"), 5),
-    (re.compile(r"[(（]\d{1,2}[)）]"), 6),
-    (re.compile(rf"[(（][{_ORDER}][)）]"), 7),
-)
-# how a sentence ends: a heading names a topic, body text says something about it
-_SENTENCE_END = re.compile(r"(?:다|[.。!?])\s*$")
-_LETTER = re.compile(r"[^\W\d_]")
-_DATE_PART = re.compile(r"\d{1,4}\s*[.．]")     # "3. 5. 공고", "1. 2024. 공고": a date, no heading
-
-
-def numbered_heading_level(line: str) -> int | None:
-    """The heading level of ``line`` when it opens with Korean official-document
-    numbering and is short enough to be a heading: ``Ⅰ.`` and ``제1장`` 1; ``1.``,
-    ``□``, ``제1조`` 2; ``가.`` 3; ``1)`` 4; ``가)`` 5; ``(1)`` 6; ``(가)`` 7.
-    None for body text: a line over 60 characters or 10 words, a sentence (ending in
-    ``다`` or ``.``), a bare number, or a number such as ``1.5%`` or ``2024. 3. 5.``."""
-    line = line.strip()
-    if not line or len(line) > MAX_HEADING_CHARS or len(line.split()) > _MAX_WORDS:
-        return None
-    if _SENTENCE_END.search(line):
-        return None
-    for numbering, level in _NUMBERINGS:
-        found = numbering.match(line)
-        if found is None:
-            continue
-        rest = line[found.end():]
-        words = rest.lstrip()
-        if (not words or not _LETTER.search(words) or _DATE_PART.match(words)
-                or (rest[:1].isdigit() and not found.group().startswith("제"))   # "1.5%", "1)2"
-                or (level == 2 and line[0] in "□■" and ("□" in words or "■" in words))):  # "□ 예 □ 아니오"
-            return None
-        return level
-    return None
 
 
 @dataclass
@@ -105,13 +54,13 @@ def numbered_levels(blocks: list[Block]) -> list[int | None]:
 
 def _ordinal(line: str) -> int | None:
     """The number a numbered line counts: 3 for "3.", "(3)", "다." and "Ⅲ."; None for "□"."""
-    found = re.match(rf"\W*(?:제\s*)?(\d+|[{_ORDER}]|[{_ROMAN}])", line)
+    found = re.match(rf"\W*(?:제\s*)?(\d+|[{ORDER}]|[{ROMAN}])", line)
     if found is None:
         return None
     mark = found.group(1)
     if mark.isdigit():
         return int(mark)
-    return (_ORDER.index(mark) if mark in _ORDER else _ROMAN.index(mark)) + 1
+    return (ORDER.index(mark) if mark in ORDER else ROMAN.index(mark)) + 1
 
 
 def _next(ordinal: int | None) -> int | None:
@@ -131,24 +80,8 @@ def block_sections(blocks: list[Block], marked: bool,
     number. ``levels`` (a reader's own heading levels, each block's first line the
     heading) replaces the numbered headings. A heading's text goes into the heading path,
     not the body; a heading with nothing under it stays as text under its parent."""
-    sections: list[Section] = []
-    headings: list[str] = []
-    path: list[tuple[int, str]] = []
-    pieces: list[tuple[Location, str]] = []
     numbered = levels if levels is not None else [None] * len(blocks) if marked else numbered_levels(blocks)
-    bare: Location | None = None              # where the heading on top is, while nothing is under it
-
-    def keep_bare() -> None:
-        """The heading on top, with nothing under it, as text under its parent."""
-        if bare is not None and path:
-            sections.append(Section(tuple(h for _, h in path[:-1]), path[-1][1], ((0, bare),)))
-
-    def close() -> None:
-        section = located_section(tuple(h for _, h in path), pieces)
-        if section is not None:
-            sections.append(section)
-        pieces.clear()
-
+    built = _Sections()
     n = 0
     for block, number_level in zip(blocks, numbered):
         text = block.text.strip()
@@ -158,29 +91,69 @@ def block_sections(blocks: list[Block], marked: bool,
             n += 1
         if is_contents_line(text):        # a table-of-contents entry (it keeps its number)
             continue
-        level, heading = None, ""
-        if marked:
-            if block.outline is not None and not block.row and len(text) <= MAX_OUTLINE_CHARS:
-                level, heading, text = block.outline, " ".join(text.split()), ""
-        elif number_level is not None:
-            first, _, rest = text.partition("\n")
-            level, heading, text = number_level, " ".join(first.split()), rest.strip()
+        level, heading, text = _heading_of(block, text, marked, number_level)
         where = block.location or Location("paragraph", n, n)
         if level is not None:
-            close()
-            if path and path[-1][0] >= level:
-                keep_bare()
-            while path and path[-1][0] >= level:
-                path.pop()
-            path.append((level, heading))
-            headings.append(heading)
-            bare = where
+            built.open(level, heading, where)
         if text:
-            pieces.append((where, text))
-            bare = None
-    close()
-    keep_bare()
-    return sections, headings
+            built.add(where, text)
+    return built.finish()
+
+
+def _heading_of(block: Block, text: str, marked: bool, number_level: int | None) -> tuple[int | None, str, str]:
+    """(level, heading, the text left under it) for a block that is a heading, else
+    ``(None, "", text)``: an outline paragraph short enough is all heading; a numbered
+    one gives its first line to the heading and keeps the rest as text."""
+    if marked:
+        if block.outline is not None and not block.row and len(text) <= MAX_OUTLINE_CHARS:
+            return block.outline, " ".join(text.split()), ""
+    elif number_level is not None:
+        first, _, rest = text.partition("\n")
+        return number_level, " ".join(first.split()), rest.strip()
+    return None, "", text
+
+
+class _Sections:
+    """Sections as the headings open them: the heading path, the pieces of text under
+    it, and where the heading on top is while nothing is under it (``bare``)."""
+
+    def __init__(self) -> None:
+        self.sections: list[Section] = []
+        self.headings: list[str] = []
+        self.path: list[tuple[int, str]] = []
+        self.pieces: list[tuple[Location, str]] = []
+        self.bare: Location | None = None
+
+    def open(self, level: int, heading: str, where: Location) -> None:
+        """A heading at ``level``: it ends the section before and takes its place in the path."""
+        self._close()
+        if self.path and self.path[-1][0] >= level:
+            self._keep_bare()
+        while self.path and self.path[-1][0] >= level:
+            self.path.pop()
+        self.path.append((level, heading))
+        self.headings.append(heading)
+        self.bare = where
+
+    def add(self, where: Location, text: str) -> None:
+        self.pieces.append((where, text))
+        self.bare = None
+
+    def finish(self) -> tuple[list[Section], list[str]]:
+        self._close()
+        self._keep_bare()
+        return self.sections, self.headings
+
+    def _keep_bare(self) -> None:
+        """The heading on top, with nothing under it, as text under its parent."""
+        if self.bare is not None and self.path:
+            self.sections.append(Section(tuple(h for _, h in self.path[:-1]), self.path[-1][1], ((0, self.bare),)))
+
+    def _close(self) -> None:
+        section = located_section(tuple(h for _, h in self.path), self.pieces)
+        if section is not None:
+            self.sections.append(section)
+        self.pieces.clear()
 
 
 _NOT_TITLE = re.compile(r"(?:.*제\s*[\d-]+\s*호|[\d\s.년월일()-]+|[<〈(\[【]?\s*목\s*차\s*[>〉)\]】]?)$")
@@ -205,7 +178,7 @@ def document_title(meta_title: str, blocks: list[Block], headings: list[str], fa
             continue
         if line == first_heading:
             break
-        if (block.row and " | " in line) or len(line) > 80 or not _LETTER.search(line):
+        if (block.row and " | " in line) or len(line) > 80 or not LETTER.search(line):
             label = False
             continue
         if _TITLE_LABEL.match(line):
@@ -221,4 +194,4 @@ def _continued(line: str, following: list[Block]) -> str:
     if not line.endswith(("및", ",")):
         return line
     nxt = next((" ".join(b.text.split()) for b in following if b.text.strip()), "")
-    return f"{line} {nxt}" if nxt and len(line) + len(nxt) <= 120 and not _SENTENCE_END.search(nxt) else line
+    return f"{line} {nxt}" if nxt and len(line) + len(nxt) <= 120 and not SENTENCE_END.search(nxt) else line

@@ -34,7 +34,8 @@ from pathlib import PurePosixPath
 from chaja.documents import Document
 from chaja.readers.base import ReadContext, ReadError
 from chaja.readers.headings import Block, block_sections, document_title
-from chaja.readers.hwp import MAX_NESTING, clean_text
+from chaja.readers.hwp import MAX_NESTING
+from chaja.readers.hwp_records import clean_text
 
 #: the most bytes the package's XML may take unpacked (one part and all together)
 MAX_UNPACKED_BYTES = 200 * 1024 * 1024

@@ -32,7 +32,8 @@ import pypdfium2.raw as pdfium_c
 from chaja.documents import Document, Location
 from chaja.readers.base import ReadContext, ReadError, located_section
 from chaja.readers.fields import meaningful_title
-from chaja.readers.pdf_layout import Line, PageChars, char_code, ocr_lines, page_lines
+from chaja.readers.pdf_layout import Line, ocr_lines, page_lines
+from chaja.readers.pdf_segments import PageChars, char_code
 from chaja.language import detect_language
 from chaja.readers.headings import Block, block_sections, numbered_heading_level
 from chaja.readers.pdf_lines import document_words, drop_contents_lines, drop_running_lines, join_lines
