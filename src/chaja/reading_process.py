@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from chaja.documents import Document
-    from chaja.loaders import LoadReport
+    from chaja.file_reading import LoadReport
 
 #: whether files can be read in a child process here (pipes passed by descriptor)
 AVAILABLE = os.name == "posix"
@@ -48,8 +48,8 @@ def serve(requests_fd: int, answers_fd: int, parent: int) -> None:
     (``("tell", 0, 0)``: the budget runs from there, not from the child's start-up) and
     how far it got (``("tell", done, total)``), and answer ``("done", documents, report)``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    from chaja.file_reading import LoadReport, read_here
     from chaja.lifeline import die_with
-    from chaja.loaders import LoadReport, read_file
 
     die_with(parent, death_signal=False)
     requests, answers = Connection(requests_fd, writable=False), Connection(answers_fd, readable=False)
@@ -60,7 +60,7 @@ def serve(requests_fd: int, answers_fd: int, parent: int) -> None:
             return
         answers.send(("tell", 0, 0))
         report = LoadReport()
-        docs = list(read_file(Path(path), doc_id, report, ocr=ocr,
+        docs = list(read_here(Path(path), doc_id, report, ocr=ocr,
                               progress=lambda _path, done, total: answers.send(("tell", done, total))))
         answers.send(("done", docs, report))
 
@@ -149,7 +149,7 @@ class ReadingProcess:
 
     def read(self, path: Path, doc_id: str, report: LoadReport, *, ocr: str = "auto",
              progress: Callable[[int, int], None] | None = None) -> list[Document]:
-        """The documents of one file (as :func:`chaja.loaders.read_file` reads them, its
+        """The documents of one file (as :func:`chaja.file_reading.read_here` reads them, its
         notes merged into ``report``); none, and the file in ``report.skipped``, when the
         reader overran its budget or its process died."""
         if self._child is None or not self._child.alive():

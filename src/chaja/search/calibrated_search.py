@@ -1,0 +1,117 @@
+"""Calibrated fusion of one query's lists against the store (the formula is in
+:mod:`chaja.search.calibrated`): the candidates' cosines read from the store in
+every vector field, turned into background z-scores (:mod:`chaja.search.background`),
+the keyword and translated keyword evidence, and the feedback borrowed from the
+query's own language (:mod:`chaja.search.feedback`)."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from chaja.documents import Hit
+from chaja.search import background, feedback
+from chaja.search.calibrated import PARTNER, calibrated_arrays, keyword_values
+from chaja.search.fusion import ranks
+
+if TYPE_CHECKING:
+    from chaja.search.searcher import Searcher
+
+#: candidate list → the vector field it searches
+FIELD_OF_LIST = {"vector": "chunk", "heading": "heading", "aligned": "aligned", "aligned_heading": "aligned_heading"}
+
+
+def translated_values(s: Searcher, translated: dict[str, tuple[list[Hit], list[list[str]]]]) -> dict[str, float]:
+    """K_T(c) of the chunks of the translated lists (:func:`calibrated.keyword_values`, with
+    the share of the query's words the chunk holds in translation: the mean over the
+    words of the share of the word's terms it holds, 0 for a word left untranslated)."""
+    out: dict[str, float] = {}
+    for hits, groups in translated.values():
+        terms = list(dict.fromkeys(t for g in groups for t in g))
+        held = s.terms_memo(terms)([h.chunk_id for h in hits])
+        shares = {c: sum(len(t.intersection(g)) / len(g) for g in groups if g) / len(groups)
+                  for c, t in held.items()}
+        for c, v in keyword_values(hits, shares).items():
+            out[c] = max(out.get(c, 0.0), v)
+    return out
+
+
+def candidate_cosines(s: Searcher, ids: list[str], asked: list[tuple[np.ndarray, str]]
+                      ) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Each candidate's language (None where the store has no chunk vector of it) and its
+    cosine with each (query, field) of ``asked`` (NaN where it has no vector in the
+    field): in one call where the store has ``vector_scores_at``, else from
+    ``chunk_languages`` and ``vector_scores``."""
+    at = getattr(s.store, "vector_scores_at", None)
+    if at is not None:
+        return at(ids, asked)
+    lang_of = s.store.chunk_languages(ids)
+    found = [s.store.vector_scores(q, ids, field=f) for q, f in asked]
+    return (np.array([lang_of.get(c) for c in ids], dtype=object),
+            [np.array([scores.get(c, np.nan) for c in ids], dtype=np.float64) for scores in found])
+
+
+def calibrated_fusion(s: Searcher, lists: dict[str, list[Hit]], queries: dict[str, np.ndarray | None],
+                      shares: dict[str, float], qlang: str,
+                      translated: dict[str, float] | None = None) -> tuple[list, float]:
+    """The fused list and g(q) of one query's lists. ``queries``: vector field → the
+    query vector that searches it; ``shares``: chunk → share of the query's terms it
+    holds, for the keyword-like lists; ``translated``: K_T of the chunks of the
+    translated keyword lists."""
+    cfg = s.cfg
+    keyword, title = lists.get("keyword", []), lists.get("title", [])
+    if not any(lists.get(m) for m in FIELD_OF_LIST):
+        return [(h.chunk_id, h.score) for h in keyword], 1.0   # keyword only: nothing to calibrate
+    best: dict[str, int] = {}
+    for hits in lists.values():
+        for cid, r in ranks(hits).items():
+            best[cid] = min(best.get(cid, r), r)
+    candidates = sorted(best)
+    # a list that is off (or found nothing) adds neither candidates nor evidence
+    weights = {FIELD_OF_LIST[m]: w for m, w in cfg.calibrated_weights.items()
+               if m in FIELD_OF_LIST and w and lists.get(m)}
+    needed = set(weights) | {PARTNER[f] for f in weights if f in PARTNER}
+    asked = [(f, queries.get(f), s.background.get(f)) for f in sorted(needed)]
+    asked = [(f, q, stats) for f, q, stats in asked if q is not None and stats is not None]
+    langs, cosines = candidate_cosines(s, candidates, [(q, f) for f, q, _ in asked])
+    z = {}
+    for (field, q, stats), cos in zip(asked, cosines):
+        mu, sigma = background.moments(stats, q)
+        z[field] = (cos - mu) / sigma
+    own = langs == qlang
+    fused, g = calibrated_arrays(candidates, z, own, keyword, shares, also=[title] if title else [],
+                                 weights=weights, keyword_weight=cfg.calibrated_weights.get("keyword", 1.0),
+                                 d0=cfg.language_margin, tau=cfg.language_softness, best_rank=best,
+                                 neutral_depth=cfg.keyword_neutral_depth, neutral_best_share=cfg.keyword_neutral_best,
+                                 translated=translated, translated_weight=cfg.translated_keyword)
+    if cfg.feedback_weight > 0 and g > 0 and own.any() and not own.all():
+        fused = with_feedback(s, fused, candidates, own, g, best)
+    return fused, g
+
+
+def with_feedback(s: Searcher, fused: list[tuple[str, float]], candidates: list[str], own: np.ndarray,
+                  g: float, best: Mapping[str, int]) -> list[tuple[str, float]]:
+    """``fused`` with the evidence borrowed from the query's own language added to the
+    other languages' candidates (:mod:`chaja.search.feedback`), in order again."""
+    cfg = s.cfg
+    src = feedback.sources(fused, dict(zip(candidates, own.tolist())), cfg.feedback_depth)
+    asked = []
+    for field, w in feedback.FIELDS.items():
+        stats = s.background.get(field)
+        basis = s.basis if field == "chunk" and cfg.language_projection else None
+        f = feedback.feedback_vector(list(s.store.stored_vectors(src, field).values()), basis) if stats else None
+        if f is not None:
+            asked.append((field, w, f, stats))
+    if not asked:
+        return fused
+    _, cosines = candidate_cosines(s, candidates, [(f, field) for field, _, f, _ in asked])
+    borrowed = np.zeros(len(candidates))
+    for (field, w, f, stats), cos in zip(asked, cosines):
+        mu, sigma = background.moments(stats, f)
+        borrowed += w * np.nan_to_num((cos - mu) / sigma, nan=0.0)
+    add = dict(zip(candidates, np.where(own, 0.0, cfg.feedback_weight * g * borrowed).tolist()))
+    first = set(src)
+    ceiling = min(sc for c, sc in fused if c in first)
+    scored = [(c, feedback.lifted(sc, add.get(c, 0.0), ceiling)) for c, sc in fused]
+    return sorted(scored, key=lambda cs: (-cs[1], cs[0] not in first, best[cs[0]], cs[0]))
