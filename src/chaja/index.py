@@ -15,11 +15,9 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 import os
 from collections.abc import Callable, Iterable, Mapping
 
-import numpy as np
 
 from chaja.analysis import get_analyzer
 from chaja.config import Config, SearchConfig
@@ -30,16 +28,15 @@ from chaja.encoders.base import model_of
 from chaja.ingest import IndexReport, Progress, PruneGuard, index_documents
 from chaja.loaders import LoadReport, ReadProgress, load_paths
 from chaja.rerank import Reranker, get_reranker
-from chaja.search import background, lexicon
-from chaja.language_means import META_KEY, decode_means, encode_means
+from chaja import store_statistics
+from chaja.language_means import META_KEY
+from chaja.store_statistics import PENDING
 from chaja.filters import Filters
 from chaja.search.results import SearchResult
 from chaja.search.searcher import Searcher
 from chaja.stores import Store, StoreError, open_store
 
 _INDEX_KEYS = ("analyzer", "chunk_chars", "heading_vectors", "aligned_vectors")
-#: meta key set while an index run has written documents its statistics do not follow yet
-PENDING = "statistics.pending"
 
 
 class Index:
@@ -172,49 +169,8 @@ class Index:
     statistics_drift = 0.0
 
     def _record_statistics(self, changed: bool = True, stage: Callable[[str], None] = lambda name: None) -> None:
-        """Record the per-language mean vectors, the background statistics of each vector
-        field and the translation lexicon (what the searcher's projection, calibrated fusion
-        and translated keyword lists read), when none are
-        recorded, a language appears or disappears, or the chunk count has moved by more
-        than :attr:`statistics_drift` since they were (a mean or covariance over thousands
-        of vectors does not move with a handful more)."""
-        stats = self.store.stats()
-        shape = json.dumps({"chunks": stats.chunks, "langs": sorted(k for k, v in stats.by_lang.items() if v)})
-        recorded = self.store.get_meta("statistics.shape")
-        exact = self.statistics_drift <= 0 and changed
-        if (not exact and recorded is not None and self.store.get_meta(META_KEY) is not None
-                and lexicon.is_current(self.store.get_meta(lexicon.META_KEY))):
-            then = json.loads(recorded)
-            if (then["langs"] == json.loads(shape)["langs"]
-                    and abs(stats.chunks - then["chunks"]) <= self.statistics_drift * max(then["chunks"], 1)):
-                self._statistics_done()
-                return
-        stage("vector statistics")
-        means = self.store.language_means()
-        self.store.set_meta(META_KEY, encode_means(means))
-        self.store.set_meta(background.META_KEY, background.encode(background.of_store(self.store)))
-        several = sum(1 for lang, (count, _) in means.items() if lang and count) > 1
-        if several and self.aligned_encoder is not None:
-            stage("translation lexicon")
-        self._record_lexicon(several)
-        self.store.set_meta("statistics.shape", shape)
-        self._statistics_done()
-
-    def _statistics_done(self) -> None:
-        if self.store.get_meta(PENDING) is not None:
-            self.store.set_meta(PENDING, "0")
-
-    def _record_lexicon(self, several_languages: bool) -> None:
-        """Record the translation lexicon (:mod:`chaja.search.lexicon`) of a store of more than
-        one language indexed with aligned vectors; a store of one language records none."""
-        aligned = self.aligned_encoder if several_languages else None
-        if aligned is None:
-            if self.store.get_meta(lexicon.META_KEY) != "":
-                self.store.set_meta(lexicon.META_KEY, "")      # recorded: none
-            return
-        previous = lexicon.decode(self.store.get_meta(lexicon.META_KEY))
-        built = lexicon.of_store(self.store, aligned, previous)
-        self.store.set_meta(lexicon.META_KEY, lexicon.encode(built))
+        """Record the store's statistics where they no longer follow it (:func:`chaja.store_statistics.record`)."""
+        store_statistics.record(self.store, lambda: self.aligned_encoder, self.statistics_drift, changed, stage)
 
     def _record_settings(self, enc: Encoder, aligned: Encoder | None = None) -> None:
         for key in _INDEX_KEYS:
@@ -334,23 +290,8 @@ class Index:
         return self.inspect()[1]
 
     def _statistics_off(self) -> str:
-        """How far the recorded language means are from the stored vectors: "" (they match),
-        "drift" (they differ, but the chunk count moved within ``hub.statistics_drift`` of
-        what they were recorded at, as a hub's writer leaves them), "interrupted" (an index
-        run stopped before it recorded them) or "fault"."""
-        recorded = decode_means(self.store.get_meta(META_KEY), min_chunks=1)
-        actual = {lang: mean for lang, (count, mean) in self.store.language_means().items() if lang and count}
-        stats = self.store.stats()
-        if not stats.chunks or (set(recorded) == set(actual) and all(
-                float(np.abs(recorded[k] - actual[k]).max()) <= 1e-4 for k in actual)):
-            return ""
-        shape = self.store.get_meta("statistics.shape")
-        if shape is not None and set(recorded) == set(actual):
-            then = json.loads(shape)
-            drift = max(self.statistics_drift, float(self.config.hub.statistics_drift))
-            if abs(stats.chunks - then["chunks"]) <= drift * max(then["chunks"], 1):
-                return "drift"
-        return "interrupted" if self.store.get_meta(PENDING) == "1" else "fault"
+        """:func:`chaja.store_statistics.off`, within this index's or the hub's drift, the larger."""
+        return store_statistics.off(self.store, max(self.statistics_drift, float(self.config.hub.statistics_drift)))
 
     def repair(self) -> list[str]:
         """Mend what :meth:`inspect` finds without encoding anything

@@ -1,0 +1,91 @@
+"""The statistics a store records for its searches, and whether they follow it.
+
+What the searcher reads from the store's meta rather than from every vector at
+search time: the mean chunk vector of each language (:mod:`chaja.language_means`,
+for the projection), each vector field's background mean and covariance
+(:mod:`chaja.search.background`, for calibrated fusion) and the translation lexicon
+(:mod:`chaja.search.lexicon`). They are recomputed when none are recorded, a language
+appears or disappears, or the chunk count has moved by more than a share (``drift``)
+since they were: a mean or covariance over thousands of vectors does not move with a
+handful more, and recomputing reads every vector.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import numpy as np
+
+from chaja.encoders.base import Encoder
+from chaja.language_means import META_KEY, decode_means, encode_means
+from chaja.search import background, lexicon
+from chaja.stores.base import Store
+
+#: meta key set while an index run has written documents its statistics do not follow yet
+PENDING = "statistics.pending"
+SHAPE = "statistics.shape"
+
+
+def record(store: Store, aligned: Callable[[], Encoder | None], drift: float, changed: bool = True,
+           stage: Callable[[str], None] = lambda name: None) -> None:
+    """Record the per-language mean vectors, the background statistics of each vector
+    field and the translation lexicon (``aligned()`` gives the aligned encoder), unless
+    they follow the store within ``drift`` (0, or ``changed`` with no drift: always)."""
+    stats = store.stats()
+    shape = json.dumps({"chunks": stats.chunks, "langs": sorted(k for k, v in stats.by_lang.items() if v)})
+    recorded = store.get_meta(SHAPE)
+    exact = drift <= 0 and changed
+    if (not exact and recorded is not None and store.get_meta(META_KEY) is not None
+            and lexicon.is_current(store.get_meta(lexicon.META_KEY))):
+        then = json.loads(recorded)
+        if then["langs"] == json.loads(shape)["langs"] and abs(stats.chunks - then["chunks"]) <= drift * max(then["chunks"], 1):
+            done(store)
+            return
+    stage("vector statistics")
+    means = store.language_means()
+    store.set_meta(META_KEY, encode_means(means))
+    store.set_meta(background.META_KEY, background.encode(background.of_store(store)))
+    several = sum(1 for lang, (count, _) in means.items() if lang and count) > 1
+    encoder = aligned() if several else None
+    if encoder is not None:
+        stage("translation lexicon")
+    record_lexicon(store, encoder)
+    store.set_meta(SHAPE, shape)
+    done(store)
+
+
+def done(store: Store) -> None:
+    """Say the statistics follow the last index run."""
+    if store.get_meta(PENDING) is not None:
+        store.set_meta(PENDING, "0")
+
+
+def record_lexicon(store: Store, aligned: Encoder | None) -> None:
+    """Record the translation lexicon of a store of more than one language indexed with
+    aligned vectors (``aligned``); a store of one language records none."""
+    if aligned is None:
+        if store.get_meta(lexicon.META_KEY) != "":
+            store.set_meta(lexicon.META_KEY, "")      # recorded: none
+        return
+    previous = lexicon.decode(store.get_meta(lexicon.META_KEY))
+    built = lexicon.of_store(store, aligned, previous)
+    store.set_meta(lexicon.META_KEY, lexicon.encode(built))
+
+
+def off(store: Store, drift: float) -> str:
+    """How far the recorded language means are from the stored vectors: "" (they match),
+    "drift" (they differ, but the chunk count moved within ``drift`` of what they were
+    recorded at, as a hub's writer leaves them), "interrupted" (an index run stopped
+    before it recorded them) or "fault"."""
+    recorded = decode_means(store.get_meta(META_KEY), min_chunks=1)
+    actual = {lang: mean for lang, (count, mean) in store.language_means().items() if lang and count}
+    stats = store.stats()
+    if not stats.chunks or (set(recorded) == set(actual) and all(
+            float(np.abs(recorded[k] - actual[k]).max()) <= 1e-4 for k in actual)):
+        return ""
+    shape = store.get_meta(SHAPE)
+    if shape is not None and set(recorded) == set(actual):
+        then = json.loads(shape)
+        if abs(stats.chunks - then["chunks"]) <= drift * max(then["chunks"], 1):
+            return "drift"
+    return "interrupted" if store.get_meta(PENDING) == "1" else "fault"
