@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parents[1]
 # in subprocesses included); tests of config discovery set these themselves
 os.environ["CHAJA_CONFIG"] = "none"
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="chaja-test-config-")
-# the PostgreSQL store's keyword cache files (chaja.stores.postgres_keywords) go here
+# the PostgreSQL store's keyword cache files (chaja.stores.postgres.keywords) go here
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="chaja-test-cache-")
 CORPUS = Path(__file__).parent / "fixtures" / "corpus"
 

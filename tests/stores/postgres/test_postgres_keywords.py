@@ -1,4 +1,4 @@
-"""The PostgreSQL store's postings engine (chaja.stores.postgres_keywords) against the
+"""The PostgreSQL store's postings engine (chaja.stores.postgres.keywords) against the
 SQL engine on the same schema: the same chunks and scores under adds, replacements and
 deletes made by another store object (as another process), with filters, from the
 cache file and after it is damaged or describes another database."""
@@ -124,9 +124,9 @@ def test_without_a_cache_the_postings_live_in_memory(pg_dsn, pg_schema):
 
 
 def test_the_small_segments_merge_once_they_are_many(stores, monkeypatch):
-    from chaja.stores import postgres_keywords
+    from chaja.stores.postgres import keywords
 
-    monkeypatch.setattr(postgres_keywords, "MERGE_MIN_ROWS", 4)
+    monkeypatch.setattr(keywords, "MERGE_MIN_ROWS", 4)
     writer, reader, ref, _ = stores
     rng = random.Random(17)
     for i in range(10):
@@ -216,8 +216,8 @@ def log_rows(store: PostgresStore) -> int:
 
 
 def test_compaction_prunes_the_log_and_readers_behind_it_start_afresh(stores, pg_dsn, pg_schema, monkeypatch):
-    from chaja.stores import postgres_keywords
-    monkeypatch.setattr(postgres_keywords, "LOG_KEEP_MIN", 10)
+    from chaja.stores.postgres import keywords
+    monkeypatch.setattr(keywords, "LOG_KEEP_MIN", 10)
     writer, reader, ref, cache = stores
     rng = random.Random(11)
     for i in range(12):
@@ -254,8 +254,8 @@ def test_compaction_prunes_the_log_and_readers_behind_it_start_afresh(stores, pg
 
 def test_index_add_and_delete_keep_the_log_bounded(pg_dsn, pg_schema, tmp_path, monkeypatch, encoder):
     from chaja.index import Index
-    from chaja.stores import postgres_keywords
-    monkeypatch.setattr(postgres_keywords, "LOG_KEEP_MIN", 5)
+    from chaja.stores.postgres import keywords
+    monkeypatch.setattr(keywords, "LOG_KEEP_MIN", 5)
     docs = tmp_path / "docs"
     docs.mkdir()
     store = PostgresStore(pg_dsn, schema=pg_schema, keyword_cache=tmp_path / "cache")

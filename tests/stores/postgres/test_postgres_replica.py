@@ -22,7 +22,7 @@ from chaja.stores import StoreError
 pytest.importorskip("psycopg", reason="psycopg is not installed: pip install 'chaja[postgres]'")
 pgserver = pytest.importorskip("pgserver", reason="pgserver (in the dev extra) brings the PostgreSQL binaries")
 
-CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "corpus"
+CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "corpus"
 QUERY = "how do I descale the espresso machine"
 
 

@@ -32,13 +32,9 @@ from __future__ import annotations
 import os
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from chaja.stores import postings
 from chaja.stores.bm25_segments import SegmentedBM25
-
-if TYPE_CHECKING:  # pragma: no cover
-    from chaja.stores.postgres import PostgresStore
 
 #: chunks read and tokenised at a time when every row is built
 BUILD_BATCH = 50_000
@@ -64,7 +60,7 @@ class PostgresKeywordIndex:
     """The postings of one PostgreSQL store, as of log entry ``seq``; call
     :meth:`refresh` (under the store's lock) before each search."""
 
-    def __init__(self, store: "PostgresStore", cache: Path | None):
+    def __init__(self, store, cache: Path | None):
         self.store, self.cache = store, cache
         self.bm25: SegmentedBM25 | None = None
         self.seq = -1
