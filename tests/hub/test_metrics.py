@@ -3,6 +3,9 @@ import re
 
 from chaja.hub.metrics import Metrics, TimedEncoder
 
+from hubs import READ_KEY
+from raw import call
+
 
 def test_counters_histograms_and_gauges_render():
     m = Metrics()
@@ -46,3 +49,17 @@ def test_timed_encoder_reports_each_call():
     enc.encode_passages(["c"])
     assert enc.token_count("x") == 7 and enc.name == "fake"
     assert 'chaja_encode_seconds_count{encoder="e5"} 2' in m.render()
+
+
+def test_metrics_count_requests_and_time_them(hub):
+    c = hub.client()
+    c.search("타이어", 3)
+    call(hub.url, "POST", "/v1/search", {"k": 1}, key=READ_KEY)
+    text = c.request("GET", "/metrics")
+    found = {m: float(v) for m, v in
+             (line.rsplit(" ", 1) for line in text.splitlines() if line and not line.startswith("#"))}
+    assert found['chaja_requests_total{route="/v1/search",method="POST",status="200"}'] >= 1
+    assert found['chaja_requests_total{route="/v1/search",method="POST",status="422"}'] >= 1
+    assert found['chaja_request_seconds_count{route="/v1/search"}'] >= 2
+    assert found['chaja_encode_seconds_count{encoder="passage+query"}'] >= 1
+    assert found["chaja_store_documents"] >= 9

@@ -15,6 +15,11 @@ Routes (all JSON; OpenAPI at ``/openapi.json``):
     GET    /healthz, /readyz        alive; ready once the encoders are loaded
     GET    /metrics                 Prometheus text format
 
+Each resource is a router of its own (:mod:`chaja.hub.search`, :mod:`chaja.hub.documents`,
+:mod:`chaja.hub.embeddings`, :mod:`chaja.hub.health`, :mod:`chaja.hub.docs`), put together
+by :func:`chaja.hub.app.create_app`; routes get the hub and the caller's key from
+:mod:`chaja.hub.dependencies`, and errors are answered by :mod:`chaja.hub.errors`.
+
 Searches run in parallel on a pool of read connections that share one encoder;
 writes go through one writer at a time (:mod:`chaja.hub.state`). Keys, limits and
 metrics: :mod:`chaja.hub.auth`, :mod:`chaja.hub.limits`, :mod:`chaja.hub.metrics`.

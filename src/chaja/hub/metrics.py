@@ -7,6 +7,7 @@
     chaja_store_documents, chaja_store_chunks       gauges, read when scraped
 
 Histograms use fixed buckets (seconds) and export ``_bucket``, ``_sum`` and ``_count``.
+Requests are counted by :class:`RequestMetrics`, the hub's outermost middleware.
 """
 from __future__ import annotations
 
@@ -137,3 +138,29 @@ class TimedEncoder:
 
     def __getattr__(self, name):
         return getattr(self._inner, name)
+
+
+class RequestMetrics:
+    """ASGI middleware that counts every request into :class:`Metrics` and times it, by
+    route template (``/v1/documents/{doc_id:anytext}``)."""
+
+    def __init__(self, app, metrics: Metrics):
+        self.app, self.metrics = app, metrics
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        status = 500
+        t = time.perf_counter()
+
+        async def sending(message):
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+        try:
+            await self.app(scope, receive, sending)
+        finally:
+            route = scope.get("route")
+            name = getattr(route, "path", None) or "unmatched"
+            self.metrics.request(name, scope["method"], status, time.perf_counter() - t)
