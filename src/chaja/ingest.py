@@ -149,6 +149,25 @@ def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], an
     start = time.perf_counter()
     report = IndexReport()
     stored = store.fingerprints()
+    seen = _distinct(docs, report)
+    todo = _changed(seen, stored, report)
+    if not replace_moved:
+        todo = _not_held_elsewhere(store, todo, stored, report)
+    state = Progress(report.unchanged, len(seen), 0, 0.0, 0)
+    staging = getattr(store, "stage_chunks", None) is not None
+    run = _Run(store, encoder, analyzer, max_chars=max_chars, batch_chunks=batch_chunks,
+               heading_vectors=heading_vectors, aligned_encoder=aligned_encoder, progress=progress,
+               report=report, stored=stored, state=state)
+    run.store_all(todo, staging)
+    if prune:
+        _prune(store, report, sorted(set(stored) - set(seen)), prune_guard, staging)
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def _distinct(docs: Iterable[Document], report: IndexReport) -> dict[str, Document]:
+    """id → document of every storable document, the last one of an id seen twice kept
+    (the repeats in ``duplicates``, the ids no store can keep in ``refused``)."""
     seen: dict[str, Document] = {}
     for doc in docs:
         if not storable_id(doc.id):          # refused on every store alike
@@ -158,6 +177,12 @@ def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], an
         if doc.id in seen:
             report.duplicates.append(doc.id)
         seen[doc.id] = doc
+    return seen
+
+
+def _changed(seen: dict[str, Document], stored: dict[str, str], report: IndexReport) -> list[Document]:
+    """The documents whose fingerprint differs from the stored one (or that are new), each
+    document counted by source, type and language, the unchanged ones in ``unchanged``."""
     todo = []
     for doc in seen.values():
         report.by_source[doc.source or "-"] += 1
@@ -168,36 +193,100 @@ def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], an
             report.unchanged += 1
         else:
             todo.append(doc)
-    if not replace_moved:
-        held = held_elsewhere(store, [d for d in todo if d.id in stored])
-        if held:
-            report.kept_elsewhere = [f"{d.id!r} is held by {held[d.id]}, which is still there; {d.path} was not "
-                                     "stored over it (index with --replace-moved to replace it)"
-                                     for d in todo if d.id in held]
-            todo = [d for d in todo if d.id not in held]
-    state = Progress(report.unchanged, len(seen), 0, 0.0, 0)
+    return todo
 
-    pending: list[tuple[Document, list]] = []
-    passages: list[str] = []
 
-    def heading_vectors_of(chunks: list) -> dict:
+def _not_held_elsewhere(store: Store, todo: list[Document], stored: dict[str, str],
+                        report: IndexReport) -> list[Document]:
+    """``todo`` without the documents whose id the store holds from another file that is
+    still there (:func:`held_elsewhere`), those named in ``kept_elsewhere``."""
+    held = held_elsewhere(store, [d for d in todo if d.id in stored])
+    if held:
+        report.kept_elsewhere = [f"{d.id!r} is held by {held[d.id]}, which is still there; {d.path} was not "
+                                 "stored over it (index with --replace-moved to replace it)"
+                                 for d in todo if d.id in held]
+        todo = [d for d in todo if d.id not in held]
+    return todo
+
+
+def _prune(store: Store, report: IndexReport, gone: list[str], prune_guard: PruneGuard | None,
+           staging: bool) -> None:
+    """Delete the stored documents this run did not see (``gone``) but those whose file the
+    guard says is still there, and (``staging``) every chunk still staged; nothing where the
+    guard vetoes the prune (its reason kept in ``prune_refused``)."""
+    if prune_guard is not None:
+        report.prune_refused = prune_guard.prune_veto()
+        if report.prune_refused:
+            return
+    if gone and prune_guard is not None:
+        kept = prune_guard.still_there(store.documents(ids=gone, limit=len(gone)))
+        if kept:
+            report.prune_refused = (f"kept {len(kept)} document{'s' if len(kept) > 1 else ''} whose file "
+                                    "is still there but could not be read")
+        gone = [d for d in gone if d not in kept]
+    for doc_id in gone:
+        if store.delete_document(doc_id):
+            report.removed += 1
+    if staging:
+        # every document of this run is published by now: what is still staged
+        # belongs to documents the given paths no longer hold
+        report.discarded_staged = store.discard_staged()
+
+
+class _Run:
+    """The encoding and writing of one run: documents gathered until their passages fill a
+    batch, encoded together and written in one transaction; a document longer than a batch
+    streamed through the store's staging. Counts go to ``report`` and ``state``."""
+
+    def __init__(self, store: Store, encoder: Encoder, analyzer: Analyzer, *, max_chars: int, batch_chunks: int,
+                 heading_vectors: bool, aligned_encoder: Encoder | None,
+                 progress: Callable[[Progress], None] | None, report: IndexReport, stored: dict[str, str],
+                 state: Progress):
+        self.store, self.encoder, self.analyzer = store, encoder, analyzer
+        self.max_chars, self.batch_chunks = max_chars, batch_chunks
+        self.heading_vectors, self.aligned_encoder = heading_vectors, aligned_encoder
+        self.progress, self.report, self.stored, self.state = progress, report, stored, state
+        self.pending: list[tuple[Document, list]] = []
+        self.passages: list[str] = []
+
+    def store_all(self, todo: list[Document], staging: bool) -> None:
+        """Encode and store every document of ``todo``, a batch at a time; with ``staging``
+        (a store that stages chunks) a document longer than a batch streams."""
+        for doc in todo:
+            if staging and _longer_than(doc, self.batch_chunks * self.max_chars):
+                self.flush()
+                self.stream(doc)
+                continue
+            parts, texts = records_for(doc, self.analyzer, self.max_chars)
+            self.pending.append((doc, parts))
+            self.passages.extend(texts)
+            if len(self.passages) >= self.batch_chunks:
+                self.flush()
+        self.flush()
+
+    def tell(self) -> None:
+        if self.progress:
+            self.progress(self.state)
+
+    def heading_vectors_of(self, chunks: list) -> dict:
         texts = sorted({h for c in chunks if (h := c.heading_passage())})
-        return dict(zip(texts, encoder.encode_passages(texts))) if texts else {}
+        return dict(zip(texts, self.encoder.encode_passages(texts))) if texts else {}
 
-    def encode(items: list[tuple[Document, list]], texts: list[str]) -> list[tuple[Document, list[ChunkRecord]]]:
+    def encode(self, items: list[tuple[Document, list]], texts: list[str]) -> list[tuple[Document, list[ChunkRecord]]]:
         """The records of these documents' analysed chunks, every vector encoded."""
         t0 = time.perf_counter()
-        vectors = encoder.encode_passages(texts)
+        vectors = self.encoder.encode_passages(texts)
         chunks = [c for _, parts in items for c, *_ in parts]
-        headings = heading_vectors_of(chunks) if heading_vectors else {}
+        headings = self.heading_vectors_of(chunks) if self.heading_vectors else {}
         aligned, names = None, {}
-        if aligned_encoder is not None:
-            aligned = aligned_encoder.encode_passages(texts)
+        if self.aligned_encoder is not None:
+            aligned = self.aligned_encoder.encode_passages(texts)
             names_ = sorted({n for c in chunks if (n := c.aligned_name())})
-            names = dict(zip(names_, aligned_encoder.encode_passages(names_))) if names_ else {}
-        state.encode_seconds += time.perf_counter() - t0
+            names = dict(zip(names_, self.aligned_encoder.encode_passages(names_))) if names_ else {}
+        self.state.encode_seconds += time.perf_counter() - t0
         # the rate counts section names and aligned passages too
-        state.passages_encoded += len(texts) + len(headings) + (len(texts) + len(names) if aligned is not None else 0)
+        self.state.passages_encoded += (len(texts) + len(headings)
+                                        + (len(texts) + len(names) if aligned is not None else 0))
         at = 0
         out = []
         for doc, parts in items:
@@ -208,89 +297,54 @@ def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], an
             out.append((doc, records))
         return out
 
-    def count(doc: Document, n_chunks: int) -> None:
-        if doc.id in stored:
-            report.changed += 1
+    def count(self, doc: Document, n_chunks: int) -> None:
+        if doc.id in self.stored:
+            self.report.changed += 1
         else:
-            report.added += 1
-        report.chunks += n_chunks
-        state.documents_done += 1
+            self.report.added += 1
+        self.report.chunks += n_chunks
+        self.state.documents_done += 1
 
-    def stream(doc: Document) -> None:
+    def stream(self, doc: Document) -> None:
         """A document longer than a batch: staged a batch at a time (resuming after what
         an interrupted run staged), then published whole (:mod:`chaja.stores.sqlite_staging`)."""
-        key = stage_key(doc)
-        done = store.resume_staged(doc.id, key)
-        title_terms = analyzer(doc.title)
+        key = self.stage_key(doc)
+        done = self.store.resume_staged(doc.id, key)
+        title_terms = self.analyzer(doc.title)
         n = 0
-        for part in _batches(iter_chunks(doc, max_chars), batch_chunks):
+        for part in _batches(iter_chunks(doc, self.max_chars), self.batch_chunks):
             n += len(part)
             if part[-1].ordinal < done:
                 continue                      # staged by an earlier run
-            parts, texts = analysed([c for c in part if c.ordinal >= done], title_terms, analyzer)
-            [(_, records)] = encode([(doc, parts)], texts)
-            store.stage_chunks(key, records)
-            state.chunks_done += len(records)
-            if progress:
-                progress(state)
-        store.put_staged(doc, key, n)
-        count(doc, n)
-        if progress:
-            progress(state)
+            parts, texts = analysed([c for c in part if c.ordinal >= done], title_terms, self.analyzer)
+            [(_, records)] = self.encode([(doc, parts)], texts)
+            self.store.stage_chunks(key, records)
+            self.state.chunks_done += len(records)
+            self.tell()
+        self.store.put_staged(doc, key, n)
+        self.count(doc, n)
+        self.tell()
 
-    def stage_key(doc: Document) -> str:
-        return "|".join((doc.fingerprint(), str(max_chars), getattr(analyzer, "__name__", type(analyzer).__name__),
+    def stage_key(self, doc: Document) -> str:
+        analyzer, encoder, aligned_encoder = self.analyzer, self.encoder, self.aligned_encoder
+        return "|".join((doc.fingerprint(), str(self.max_chars),
+                         getattr(analyzer, "__name__", type(analyzer).__name__),
                          encoder.name, aligned_encoder.name if aligned_encoder is not None else "-",
-                         str(int(heading_vectors))))
+                         str(int(self.heading_vectors))))
 
-    def flush() -> None:
-        if not pending:
+    def flush(self) -> None:
+        if not self.pending:
             return
-        batch = encode(pending, passages)
-        put_many = getattr(store, "put_documents", None)
+        batch = self.encode(self.pending, self.passages)
+        put_many = getattr(self.store, "put_documents", None)
         if put_many is not None:
             put_many(batch)
         else:
             for doc, records in batch:
-                store.put_document(doc, records)
+                self.store.put_document(doc, records)
         for doc, records in batch:
-            count(doc, len(records))
-            state.chunks_done += len(records)
-        pending.clear()
-        passages.clear()
-        if progress:
-            progress(state)
-
-    staging = getattr(store, "stage_chunks", None) is not None
-    for doc in todo:
-        if staging and _longer_than(doc, batch_chunks * max_chars):
-            flush()
-            stream(doc)
-            continue
-        parts, texts = records_for(doc, analyzer, max_chars)
-        pending.append((doc, parts))
-        passages.extend(texts)
-        if len(passages) >= batch_chunks:
-            flush()
-    flush()
-
-    if prune and prune_guard is not None:
-        report.prune_refused = prune_guard.prune_veto()
-        prune = not report.prune_refused
-    if prune:
-        gone = sorted(set(stored) - set(seen))
-        if gone and prune_guard is not None:
-            kept = prune_guard.still_there(store.documents(ids=gone, limit=len(gone)))
-            if kept:
-                report.prune_refused = (f"kept {len(kept)} document{'s' if len(kept) > 1 else ''} whose file "
-                                        "is still there but could not be read")
-            gone = [d for d in gone if d not in kept]
-        for doc_id in gone:
-            if store.delete_document(doc_id):
-                report.removed += 1
-        if staging:
-            # every document of this run is published by now: what is still staged
-            # belongs to documents the given paths no longer hold
-            report.discarded_staged = store.discard_staged()
-    report.seconds = time.perf_counter() - start
-    return report
+            self.count(doc, len(records))
+            self.state.chunks_done += len(records)
+        self.pending.clear()
+        self.passages.clear()
+        self.tell()

@@ -152,26 +152,23 @@ class SegmentedBM25:
         weights = np.array([title_weight, 0.0 if title_only else heading_weight, 0.0 if title_only else 1.0])
         # every posting kept scores above 0 when the weights it is read with are: a row's total then says it was hit
         positive = title_weight > 0 if title_only else bool((weights > 0).all())
+        found = self._row_totals(self._term_scores(tokens, weights, title_only), positive, lang)
+        if found is None:
+            return []
+        return _top(*found, n, allow)
+
+    def _term_scores(self, tokens: list[str], weights: np.ndarray,
+                     title_only: bool) -> list[list[tuple[np.ndarray, np.ndarray]]]:
+        """Per segment, (local rows, score) of each query token's live postings: the token's
+        IDF times its BM25 term weight, in query-token order."""
         avgdl = self.n_tokens / self.n_rows
         norms = self._norms(avgdl)
         per_seg: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in self.segments]
         for token in tokens:
             if not token:
                 continue
-            found = []
-            df = 0
-            for si, (seg, alive) in enumerate(zip(self.segments, self.alive)):
-                rows, tf = seg.postings(token)
-                if rows.size == 0:
-                    continue
-                keep = tf[:, 0] > 0 if title_only else None
-                if not self.whole[si]:             # a segment that lost rows: mask them out
-                    keep = alive[rows] if keep is None else keep & alive[rows]
-                if keep is not None:
-                    rows, tf = rows[keep], tf[keep]
-                if rows.size:
-                    found.append((si, rows, tf))
-                    df += rows.size
+            found = self._live_postings(token, title_only)
+            df = sum(rows.size for _, rows, _ in found)
             if not df:
                 continue
             idf = math.log((self.n_rows - df + 0.5) / (df + 0.5))
@@ -182,6 +179,29 @@ class SegmentedBM25:
                 f += tf[:, 1] * weights[1]    # search runs this beside its graph walks, and BLAS's
                 f += tf[:, 2] * weights[2]    # threads would compete with them for the cores)
                 per_seg[si].append((rows, idf * ((f * (K1 + 1.0)) / (f + norms[si][rows]))))
+        return per_seg
+
+    def _live_postings(self, token: str, title_only: bool) -> list[tuple[int, np.ndarray, np.ndarray]]:
+        """(segment, local rows, tf) of the token's postings in each segment that holds it
+        in a live row (in its title, ``title_only``)."""
+        found = []
+        for si, (seg, alive) in enumerate(zip(self.segments, self.alive)):
+            rows, tf = seg.postings(token)
+            if rows.size == 0:
+                continue
+            keep = tf[:, 0] > 0 if title_only else None
+            if not self.whole[si]:             # a segment that lost rows: mask them out
+                keep = alive[rows] if keep is None else keep & alive[rows]
+            if keep is not None:
+                rows, tf = rows[keep], tf[keep]
+            if rows.size:
+                found.append((si, rows, tf))
+        return found
+
+    def _row_totals(self, per_seg: list[list[tuple[np.ndarray, np.ndarray]]], positive: bool,
+                    lang: str | None) -> tuple[np.ndarray, np.ndarray] | None:
+        """(rowids, scores) of every row a query token hit (of ``lang``), its scores summed;
+        None when there is none."""
         cand_ids, cand_scores = [], []
         for seg, parts in zip(self.segments, per_seg):
             if not parts:
@@ -195,14 +215,18 @@ class SegmentedBM25:
             cand_ids.append(np.asarray(seg.rowids)[hit])
             cand_scores.append(total[hit])
         if not cand_ids:
-            return []
-        ids, scores = np.concatenate(cand_ids), np.concatenate(cand_scores)
-        if allow is not None:
-            keep = np.isin(ids, allow)
-            ids, scores = ids[keep], scores[keep]
-        if ids.size > n:
-            cut = np.partition(scores, ids.size - n)[ids.size - n]
-            keep = scores >= cut
-            ids, scores = ids[keep], scores[keep]
-        order = np.lexsort((ids, -scores))[:n]
-        return [(int(ids[i]), float(scores[i])) for i in order]
+            return None
+        return np.concatenate(cand_ids), np.concatenate(cand_scores)
+
+
+def _top(ids: np.ndarray, scores: np.ndarray, n: int, allow: np.ndarray | None) -> list[tuple[int, float]]:
+    """The best ``n`` (rowid, score) of those ``allow`` keeps (all, for None), by score, then rowid."""
+    if allow is not None:
+        keep = np.isin(ids, allow)
+        ids, scores = ids[keep], scores[keep]
+    if ids.size > n:
+        cut = np.partition(scores, ids.size - n)[ids.size - n]
+        keep = scores >= cut
+        ids, scores = ids[keep], scores[keep]
+    order = np.lexsort((ids, -scores))[:n]
+    return [(int(ids[i]), float(scores[i])) for i in order]

@@ -236,6 +236,34 @@ def merge(parts: list[tuple[Segment, np.ndarray]]) -> Segment:
     if not parts:
         return build([])
     part_hashes = [np.asarray(seg.hashes) for seg, _ in parts]
+    terms = _merged_terms(parts, part_hashes)
+    if terms is None:
+        return _merge_by_term(parts)
+    hashes, rank, term_lengths, term_bytes = terms
+    (rowids, lengths, langs), (post_term, post_row, post_tf), lang_names = _live_postings(parts, part_hashes, rank)
+    all_rowids = np.concatenate(rowids).astype(np.int64)
+    order = np.argsort(all_rowids, kind="stable")
+    relabel = np.empty_like(order)
+    relabel[order] = np.arange(order.size)
+    rows_ = relabel[np.concatenate(post_row).astype(np.int64)] if order.size else np.zeros(0, np.int64)
+    terms_ = np.concatenate(post_term).astype(np.int64)
+    by = np.argsort(terms_ * max(order.size, 1) + rows_, kind="stable")
+    counts = np.bincount(terms_, minlength=hashes.size)
+    return Segment(
+        hashes=hashes.astype(np.uint64), term_bytes=term_bytes.astype(np.uint8),
+        term_offsets=np.concatenate([[0], np.cumsum(term_lengths)]).astype(np.int64),
+        offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
+        rows=rows_[by].astype(np.int32), tf=np.concatenate(post_tf).reshape(-1, 3)[by].astype(np.uint16),
+        rowids=all_rowids[order], lengths=np.concatenate(lengths)[order].astype(np.int32),
+        langs=np.concatenate(langs)[order].astype(np.uint8), lang_names=lang_names,
+    )
+
+
+def _merged_terms(parts: list[tuple[Segment, np.ndarray]], part_hashes: list[np.ndarray]):
+    """The terms of a :func:`merge`: (their hashes, ascending; each part's terms' places
+    among them, one part after another; each merged term's length in bytes; their bytes),
+    each merged term's bytes taken from its first holder. None when two terms that share
+    a hash differ."""
     hashes, first = np.unique(np.concatenate(part_hashes), return_index=True)
     # each merged term's bytes, from its first holder; every holder must agree
     byte_base = np.cumsum([0] + [np.asarray(seg.term_bytes).size for seg, _ in parts])[:-1]
@@ -246,9 +274,14 @@ def merge(parts: list[tuple[Segment, np.ndarray]]) -> Segment:
     rep_start, rep_len = starts[first], lens[first]
     if not np.array_equal(lens, rep_len[rank]) or not np.array_equal(
             _gather(all_bytes, starts, lens), _gather(all_bytes, rep_start[rank], lens)):
-        return _merge_by_term(parts)
-    term_bytes = _gather(all_bytes, rep_start, rep_len)
+        return None
+    return hashes, rank, rep_len, _gather(all_bytes, rep_start, rep_len)
 
+
+def _live_postings(parts: list[tuple[Segment, np.ndarray]], part_hashes: list[np.ndarray], rank: np.ndarray):
+    """The live rows of each part, numbered one part after another: ((rowids, lengths,
+    languages), (merged term, row, tf) of their postings, the merged language names),
+    each a list of one array per part."""
     lang_names: dict[str, int] = {}
     rowids, lengths, langs, post_term, post_row, post_tf = [], [], [], [], [], []
     base, term_base = 0, 0
@@ -269,22 +302,7 @@ def merge(parts: list[tuple[Segment, np.ndarray]]) -> Segment:
         langs.append(lmap[np.asarray(seg.langs)[live]] if lmap.size else np.asarray(seg.langs)[live])
         base += live.size
         term_base += h.size
-    all_rowids = np.concatenate(rowids).astype(np.int64)
-    order = np.argsort(all_rowids, kind="stable")
-    relabel = np.empty_like(order)
-    relabel[order] = np.arange(order.size)
-    rows_ = relabel[np.concatenate(post_row).astype(np.int64)] if order.size else np.zeros(0, np.int64)
-    terms_ = np.concatenate(post_term).astype(np.int64)
-    by = np.argsort(terms_ * max(order.size, 1) + rows_, kind="stable")
-    counts = np.bincount(terms_, minlength=hashes.size)
-    return Segment(
-        hashes=hashes.astype(np.uint64), term_bytes=term_bytes.astype(np.uint8),
-        term_offsets=np.concatenate([[0], np.cumsum(rep_len)]).astype(np.int64),
-        offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
-        rows=rows_[by].astype(np.int32), tf=np.concatenate(post_tf).reshape(-1, 3)[by].astype(np.uint16),
-        rowids=all_rowids[order], lengths=np.concatenate(lengths)[order].astype(np.int32),
-        langs=np.concatenate(langs)[order].astype(np.uint8), lang_names=list(lang_names),
-    )
+    return (rowids, lengths, langs), (post_term, post_row, post_tf), list(lang_names)
 
 
 def _merge_by_term(parts: list[tuple[Segment, np.ndarray]]) -> Segment:

@@ -1,0 +1,126 @@
+"""Compaction: recent writes folded into the files beside the store, in one write
+transaction: the keyword file (:mod:`chaja.stores.sqlite_keywords`), each vector field's
+file (:mod:`chaja.stores.sqlite_vectors`) and, for a field above the ANN threshold, its
+graph (:mod:`chaja.stores.sqlite_ann`), updated in place or built anew."""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from chaja.language_means import META_KEY as LANGUAGE_MEANS, project_rows_in_place, store_basis
+from chaja.stores import sqlite_ann, sqlite_errors, sqlite_vectors
+from chaja.stores.sqlite_matrices import positions
+from chaja.stores.sqlite_schema import VECTOR_FIELDS
+
+
+class Compaction:
+    """:meth:`compact` of :class:`~chaja.stores.sqlite.SqliteStore`, which takes the
+    matrices it holds (:class:`~chaja.stores.sqlite_matrices.CachedMatrices`) where they
+    are current."""
+
+    def compact(self, *, force: bool = False, full_graphs: bool = False, graphs: bool = True,
+                progress: Callable[[str], None] | None = None) -> bool:
+        """Fold recent writes into the keyword file (:mod:`chaja.stores.sqlite_keywords`)
+        and bring the vector graphs of fields above the ANN threshold up to date
+        (:mod:`chaja.stores.sqlite_ann`: updated in place with the rows written since, or
+        built anew when there is none, too much has changed, or ``full_graphs``), once the
+        writes are many enough or now with ``force``; True when the files were written.
+        With ``graphs`` False (a bulk load) no graph is built: every field is searched
+        exactly until a later compaction builds them (:meth:`deferred_graphs` lists the
+        fields waiting). ``progress(step)`` is told each step as it starts (``"keyword
+        postings"``, ``"vectors chunk"``, ``"graph chunk (100,000 vectors)"``, ``"graph
+        chunk: 5,000 rows changed"``, ...)."""
+        tell = progress or (lambda step: None)
+
+        def vectors_and_graphs(seq: int) -> None:
+            self._vectors_and_graphs(seq, tell, graphs=graphs, full_graphs=full_graphs)
+
+        self._writable()
+        with self._lock, self._sentences():
+            done = self._keywords.compact(
+                force=force, also=vectors_and_graphs, progress=tell,
+                begin=lambda: sqlite_errors.begin_immediate(self._db, self.busy_timeout_s, self.path))
+        self._graphs_seq = -1
+        return done
+
+    def _vectors_and_graphs(self, seq: int, tell: Callable[[str], None], *, graphs: bool,
+                            full_graphs: bool) -> None:
+        """Each vector field's file and graph as of the log entry ``seq``, in the compaction's
+        transaction; the cached matrices are dropped (they are read afresh after it)."""
+        in_memory = self._matrices_at(seq)
+        self._matrix, self._rows, self._matrix_rowids = {}, {}, {}
+        basis = store_basis(self.get_meta(LANGUAGE_MEANS))
+        kw = self._keywords             # as of the file being replaced: its entry, the rows touched since
+        touched = np.sort(np.fromiter(kw.touched, dtype=np.int64, count=len(kw.touched)))
+        for field, column in VECTOR_FIELDS.items():
+            tell(f"vectors {field}")
+            (mat, ids, langs), rowids, held = self._field_file(field, column, seq, in_memory)
+            if graphs and mat.shape[0] >= self.ann_threshold and sqlite_ann.available():
+                self._field_graph(field, seq, mat, rowids, held=held, basis=basis, touched=touched,
+                                  full=full_graphs, tell=tell)
+            else:
+                self._db.execute("DELETE FROM meta WHERE key = ?", (f"ann.{field}",))
+            del mat, ids, langs, rowids
+
+    def _field_file(self, field: str, column: str, seq: int, in_memory: dict) -> tuple:
+        """((matrix, ids, languages), rowids, held) of one field as of ``seq``, its vector
+        file written where it is not current (removed below the file threshold); ``held``:
+        whether the matrix is one that searches may still hold (not read for this)."""
+        # this transaction's rows: the matrix in memory where it is current, else the
+        # field's file where it covers them, else read from the rows; a file that
+        # covers them is not written again (a compaction with nothing new to fold, as
+        # `chaja optimize` after a bulk load: 92 s of rewriting at 1,000,000 chunks)
+        kept = in_memory.pop(field, None)
+        on_file = self._vector_file(field, seq)
+        if kept is None and on_file is not None:
+            kept = on_file[:3], on_file[3]
+        (mat, ids, langs), rowids = kept or self._read_matrix(column, self._dim(field))
+        vectors_file = sqlite_vectors.path_of(self.path, field)
+        if on_file is not None:
+            pass                    # the file is current: nothing to write
+        elif mat.shape[0] >= sqlite_vectors.FILE_THRESHOLD:
+            sqlite_vectors.write(self.path, field, mat, ids, langs, rowids, seq=seq,
+                                 store_id=self._keywords.store_id)
+        elif vectors_file.exists():
+            vectors_file.unlink()
+        return (mat, ids, langs), rowids, kept is not None
+
+    def _field_graph(self, field: str, seq: int, mat: np.ndarray, rowids: np.ndarray, *, held: bool,
+                     basis: np.ndarray, touched: np.ndarray, full: bool, tell: Callable[[str], None]) -> None:
+        """Bring the field's graph to ``seq``: updated with the ``touched`` rows where one
+        exists and ``full`` is not asked, else built anew; its record written to meta."""
+        projected = field in sqlite_ann.PROJECTED_FIELDS and basis.size > 0
+        if projected:          # the space the searcher's queries are in
+            if held:                                   # not the matrix searches may still hold
+                mat = np.array(mat)
+            project_rows_in_place(mat, basis)          # (the vector file is written already)
+        key, previous = f"ann.{field}", self.get_meta(f"ann.{field}")
+        counts = None
+        if previous is not None and not full:
+            tell(f"graph {field}: {touched.size:,} rows changed")
+            pos, found = positions(rowids, touched)
+            counts = sqlite_ann.update(self.path, field, previous, self._keywords.base_seq, touched,
+                                       rowids[pos[found]], mat[pos[found]], projected)
+        if counts is None:
+            tell(f"graph {field} ({mat.shape[0]:,} vectors)")
+            sqlite_ann.build(self.path, field, rowids, mat)
+            counts = {}
+        self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                         (key, sqlite_ann.meta_value(seq, mat.shape[0], projected, **counts)))
+
+    def _matrices_at(self, seq: int) -> dict[str, tuple[tuple[np.ndarray, Sequence[str], np.ndarray], np.ndarray]]:
+        """The vector matrices already in memory that hold every row as of the log entry
+        ``seq`` (:meth:`_fresh` brought them there; rows in rowid order), so a compaction
+        need not read them from the rows again: after a bulk load's statistics, every field."""
+        if self._matrix_seq != seq:
+            return {}
+        return {field: (m, self._matrix_rowids[field]) for field, m in self._matrix.items()
+                if m[0].shape[1] == self._dim(field)}
+
+    def deferred_graphs(self) -> list[str]:
+        """The vector fields large enough for a graph (:data:`~chaja.stores.sqlite_ann.ANN_THRESHOLD`)
+        that have no current one, and are searched exactly until a compaction builds it:
+        after a bulk load (``compact(graphs=False)``), or where the ``ann`` extra is missing."""
+        return [field for field in VECTOR_FIELDS
+                if self._vectors(field)[0].shape[0] >= self.ann_threshold and self._graph(field) is None]

@@ -1,0 +1,163 @@
+"""Reads by id and over the whole store: chunks and documents, their terms, the vectors
+and vector scores of given chunks, samples, and the store's counts."""
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from chaja.documents import Chunk, DocumentInfo, Location, StoreStats
+from chaja.stores import sqlite_ann, sqlite_vectors
+from chaja.stores.base import StoreError, sample_order
+from chaja.stores.sqlite_in import select_in
+from chaja.stores.sqlite_matrices import positions
+from chaja.stores.sqlite_schema import VECTOR_FIELDS
+
+
+class ChunkReads:
+    """The reads of :class:`~chaja.stores.sqlite.SqliteStore` other than the candidate
+    lists: SQL for text and documents, the cached matrices
+    (:class:`~chaja.stores.sqlite_matrices.CachedMatrices`) for vectors and languages."""
+
+    # ---- vectors of given chunks ------------------------------------------
+    def vector_scores(self, query: np.ndarray, ids: list[str], *, field: str = "chunk") -> dict[str, float]:
+        """Cosine of ``query`` with the ``field`` vector of each chunk in ``ids`` that has one."""
+        ids = list(dict.fromkeys(ids))
+        scores = self.vector_scores_at(ids, [(query, field)])[1][0]
+        return {cid: s for cid, s in zip(ids, scores.tolist()) if not math.isnan(s)}
+
+    def vector_scores_at(self, ids: list[str], asked: Sequence[tuple[np.ndarray, str]]
+                         ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """The language of each of ``ids`` (None for an id the store does not hold) and, for
+        each (query, field) of ``asked``, the cosine of the query with each id's ``field``
+        vector (NaN where it has none), as arrays aligned with ``ids``: the ids are looked
+        up once, in the chunk matrix, and each field's rows found by their rowids."""
+        known, rows = self._chunk_rows(ids)
+        langs = np.full(len(ids), None, dtype=object)
+        langs[known] = self._vectors("chunk")[2][rows]
+        out = []
+        for query, field in asked:
+            mat = self._vectors(field)[0]
+            scores = np.full(len(ids), np.nan)
+            out.append(scores)
+            if mat.shape[0] == 0 or known.size == 0:
+                continue
+            pos, present = self._field_rows(field, rows)
+            if not present.any():
+                continue
+            q = np.asarray(query, dtype=np.float32).ravel()
+            if q.size != mat.shape[1]:
+                raise StoreError(f"query vector has dimension {q.size}, the store holds {mat.shape[1]}")
+            scores[known[present]] = mat[pos[present]] @ q
+        return langs, out
+
+    def stored_vectors(self, ids: list[str], field: str = "chunk") -> dict[str, np.ndarray]:
+        """The stored ``field`` vector of each of ``ids`` that has one (rows of the mapped
+        matrix: read only)."""
+        ids = list(dict.fromkeys(ids))
+        known, rows = self._chunk_rows(ids)
+        mat = self._vectors(field)[0]
+        if mat.shape[0] == 0 or known.size == 0:
+            return {}
+        pos, present = self._field_rows(field, rows)
+        return {ids[i]: mat[p] for i, p in zip(known[present].tolist(), pos[present].tolist())}
+
+    def _chunk_rows(self, ids: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """The indices in ``ids`` of the chunks the store holds, and their rows in the chunk
+        matrix (every committed write applied first)."""
+        self._fresh()
+        row = self._row_of("chunk")
+        rows = np.fromiter((row.get(c, -1) for c in ids), dtype=np.int64, count=len(ids))
+        known = np.flatnonzero(rows >= 0)
+        return known, rows[known]
+
+    def _field_rows(self, field: str, chunk_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Where the chunks at ``chunk_rows`` of the chunk matrix sit in the ``field``
+        matrix (loaded by the caller), and which of them have a ``field`` vector."""
+        return positions(self._matrix_rowids[field], self._matrix_rowids["chunk"][chunk_rows])
+
+    def chunk_languages(self, ids: list[str]) -> dict[str, str]:
+        """The language of each listed chunk, from the in-memory chunk matrix's columns."""
+        langs = self.vector_scores_at(ids, [])[0]
+        return {cid: lang for cid, lang in zip(ids, langs.tolist()) if lang is not None}
+
+    # ---- samples and means ------------------------------------------------
+    def vector_sample(self, n: int, *, field: str = "chunk") -> np.ndarray:
+        """At most ``n`` stored ``field`` vectors: the first ``n`` by :func:`sample_order`."""
+        mat, ids, _ = self._vectors(field)
+        if mat.shape[0] <= n:
+            return mat
+        chosen = sorted(range(len(ids)), key=lambda i: sample_order(ids[i]))[:n]
+        return mat[np.sort(np.asarray(chosen, dtype=np.int64))]
+
+    def chunk_sample(self, n: int) -> list[Chunk]:
+        """At most ``n`` stored chunks: the first ``n`` by :func:`sample_order`."""
+        ids = sorted(self._vectors("chunk")[1], key=sample_order)[:n]
+        found: dict[str, Chunk] = {}
+        for at in range(0, len(ids), 5000):
+            found.update(self.chunks(ids[at:at + 5000]))
+        return [found[i] for i in ids if i in found]
+
+    def language_means(self) -> dict[str, tuple[int, np.ndarray]]:
+        mat, _, langs = self._vectors()
+        return {str(lang): (int((langs == lang).sum()), mat[langs == lang].mean(axis=0))
+                for lang in np.unique(langs)}
+
+    # ---- rows ---------------------------------------------------------------
+    def doc_ids(self, ids: list[str]) -> dict[str, str]:
+        """The document of each listed chunk: the row's first columns only, so none of its
+        text or vectors (stored after them, on overflow pages for a long chunk) is read."""
+        return dict(select_in(self._db, "SELECT id, doc_id FROM chunks WHERE id IN ({marks})", ids))
+
+    def chunks(self, ids: list[str]) -> dict[str, Chunk]:
+        rows = select_in(self._db, "SELECT id, doc_id, ordinal, title, heading, text, lang, source, doc_type, date,"
+                                   " location FROM chunks WHERE id IN ({marks})", ids)
+        return {row[0]: Chunk(id=row[0], doc_id=row[1], ordinal=row[2], title=row[3],
+                              heading_path=tuple(json.loads(row[4])), text=row[5], lang=row[6] or "",
+                              source=row[7] or "", doc_type=row[8] or "", date=row[9],
+                              location=Location.decode(row[10])) for row in rows}
+
+    def matched_terms(self, terms: list[str], ids: list[str]) -> dict[str, set[str]]:
+        """Which of ``terms`` each listed chunk holds: ``chunk_terms(ids)[c] & set(terms)``,
+        from the postings when they can answer (no chunk text is read)."""
+        tokens = self._tokens(terms)
+        if tokens is None or tokens != list(dict.fromkeys(terms)):
+            wanted = set(terms)
+            return {c: t & wanted for c, t in self.chunk_terms(ids).items()}
+        rowid_of = self._rowids_of(ids)
+        held = self._keywords.refresh().holding(tokens, list(rowid_of.values()))
+        return {c: held[r] for c, r in rowid_of.items()}
+
+    def chunk_terms(self, ids: list[str]) -> dict[str, set[str]]:
+        rows = select_in(self._db, "SELECT c.id, f.title, f.heading, f.body FROM chunks c JOIN chunks_fts f"
+                                   " ON f.rowid = c.rowid WHERE c.id IN ({marks})", ids)
+        return {cid: set(f"{t} {h} {b}".split()) for cid, t, h, b in rows}
+
+    def fingerprints(self) -> dict[str, str]:
+        return dict(self._db.execute("SELECT id, fingerprint FROM documents"))
+
+    def documents(self, *, after: str | None = None, limit: int = 100,
+                  ids: list[str] | None = None) -> list[DocumentInfo]:
+        cols = "SELECT id, title, lang, source, doc_type, date, path, fingerprint, n_chunks FROM documents"
+        if ids is not None:
+            rows = select_in(self._db, cols + " WHERE id IN ({marks})", list(dict.fromkeys(ids)))
+            rows.sort()
+        else:
+            rows = self._db.execute(cols + " WHERE id > ? ORDER BY id LIMIT ?", (after or "", int(limit))).fetchall()
+        return [DocumentInfo(r[0], r[1], r[2] or "", r[3] or "", r[4] or "", r[5], r[6] or "", r[7], int(r[8]))
+                for r in rows]
+
+    def stats(self) -> StoreStats:
+        def counts(col: str) -> dict[str, int]:
+            return {k or "": v for k, v in self._db.execute(f"SELECT {col}, COUNT(*) FROM documents GROUP BY {col}")}
+        docs = self._db.execute("SELECT COUNT(*) FROM documents").fetchone()[0]
+        chunks = self._db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+        beside = [Path(f"{self.path}-wal"), Path(f"{self.path}-keywords"),
+                  *(sqlite_ann.graph_path(self.path, f) for f in VECTOR_FIELDS),
+                  *(sqlite_vectors.path_of(self.path, f) for f in VECTOR_FIELDS)]
+        size = sum(p.stat().st_size for p in (self.path, *beside) if p.exists())
+        return StoreStats(documents=docs, chunks=chunks, by_lang=counts("lang"),
+                          by_source=counts("source"), by_doc_type=counts("doc_type"), size_bytes=size)

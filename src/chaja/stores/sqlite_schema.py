@@ -1,0 +1,54 @@
+"""The tables of a store file, its schema version, and bringing an older file up to date.
+
+Schema 2 added the heading-vector column, schema 3 the two aligned-vector columns,
+schema 4 the keyword change log and the store's random ``store_id``, schema 5 each
+chunk's ``location`` in its file; :func:`migrate` adds the columns an older file lacks.
+"""
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from chaja.stores import sqlite_errors, sqlite_keywords, sqlite_staging
+
+SCHEMA_VERSION = 5
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS documents (
+    id TEXT PRIMARY KEY, title TEXT NOT NULL, lang TEXT, source TEXT, doc_type TEXT,
+    date TEXT, path TEXT, fingerprint TEXT NOT NULL, n_chunks INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS chunks (
+    rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,
+    doc_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    ordinal INTEGER NOT NULL, title TEXT NOT NULL, heading TEXT NOT NULL, text TEXT NOT NULL,
+    lang TEXT, source TEXT, doc_type TEXT, date TEXT, location TEXT, vector BLOB NOT NULL, heading_vector BLOB,
+    aligned_vector BLOB, aligned_heading_vector BLOB
+);
+CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+    title, heading, body, tokenize = 'ascii'
+);
+""" + sqlite_keywords.LOG_SCHEMA + sqlite_staging.SCHEMA
+
+#: vector field → column
+VECTOR_FIELDS = {"chunk": "vector", "heading": "heading_vector", "aligned": "aligned_vector",
+                 "aligned_heading": "aligned_heading_vector"}
+
+
+def migrate(db: sqlite3.Connection, busy_timeout_s: float, path: Path) -> None:
+    """Bring an older file up to :data:`SCHEMA_VERSION`, in one transaction."""
+    sqlite_errors.begin_immediate(db, busy_timeout_s, path)
+    try:
+        for table in ("chunks", "staged_chunks"):
+            columns = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+            for column, kind in (("heading_vector", "BLOB"), ("aligned_vector", "BLOB"),
+                                 ("aligned_heading_vector", "BLOB"), ("location", "TEXT")):
+                if column not in columns:
+                    db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+        db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        db.execute("COMMIT")
+    except BaseException as exc:
+        sqlite_errors.rollback(db, exc)
+        raise

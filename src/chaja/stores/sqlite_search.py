@@ -1,0 +1,182 @@
+"""The candidate lists: the best ``n`` chunks for a query by keyword and by vector.
+
+Keyword: BM25 from the postings file (:mod:`chaja.stores.sqlite_keywords`), or FTS5's
+``bm25()`` for the ``fts5`` engine and for terms FTS5 reads as phrases, each query term a
+quoted FTS5 string (:func:`fts_query`). Vector: an exact scan of the field's matrix, or a
+walk of its HNSW graph with the rows written since rescored exactly
+(:mod:`chaja.stores.sqlite_ann`). A search filter keeps the rows :meth:`CandidateSearch.allowed_rowids`
+gives, before the top ``n``.
+"""
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from chaja.documents import Hit
+from chaja.filters import Filters
+from chaja.stores import side_by_side, sqlite_ann, sqlite_vectors
+from chaja.stores.base import StoreError
+from chaja.stores.bm25_segments import SegmentedBM25
+from chaja.stores.sqlite_matrices import positions
+
+
+def fts_query(terms: list[str], column: str | None = None) -> str | None:
+    """An FTS5 MATCH expression: OR of the terms, each a quoted literal string."""
+    # FTS5 ends a string at NUL, so NUL never reaches it
+    cleaned = (t.replace("\x00", "") for t in terms)
+    quoted = ['"' + t.replace('"', '""') + '"' for t in dict.fromkeys(cleaned) if t.strip()]
+    if not quoted:
+        return None
+    expr = " OR ".join(quoted)
+    return f"{{{column}}} : ({expr})" if column else expr
+
+
+def _exact(q: np.ndarray, n: int, mat: np.ndarray, ids, langs: np.ndarray, lang: str | None,
+           passing: np.ndarray | None) -> list[Hit]:
+    """Best ``n`` rows of ``mat`` by ``mat @ q`` (of ``lang``, of the ``passing`` rows), ties by row."""
+    scores = mat @ q
+    if lang:
+        scores = np.where(langs == lang, scores, -np.inf)
+    if passing is not None:
+        scores = np.where(passing, scores, -np.inf)
+    n = min(n, int(np.isfinite(scores).sum()))
+    if n == 0:
+        return []
+    top = np.argpartition(-scores, n - 1)[:n] if n < len(scores) else np.arange(len(scores))
+    top = top[np.lexsort((top, -scores[top]))]
+    return [Hit(cid, s) for cid, s in zip(sqlite_vectors.ids_at(ids, top), scores[top].tolist())]
+
+
+def _approximate(graph: sqlite_ann.Graph, q: np.ndarray, n: int, mat: np.ndarray, ids, rowids: np.ndarray,
+                 touched: np.ndarray) -> list[Hit]:
+    """Top ``n`` from the graph's candidates (:meth:`~chaja.stores.sqlite_ann.Graph.candidates`)
+    plus every row written since it (``touched``), rescored exactly (see
+    :mod:`chaja.stores.sqlite_ann`)."""
+    basis = graph.basis
+    part = basis @ q if basis.size else None
+    if part is not None and float(np.abs(part).max()) > 1e-4 * float(np.abs(q).max()):
+        # a query with its language component, on a graph without it (sqlite_ann)
+        keys = graph.search((q - basis.T @ part).astype(np.float32),
+                            graph.candidates(n, sqlite_ann.RAW_QUERY_FACTOR) + touched.size)
+    else:
+        keys = graph.search(q, graph.candidates(n) + touched.size)
+    if touched.size:
+        keys = keys[~np.isin(keys, touched)]
+        keys = np.concatenate([keys, touched])
+    pos, hit = positions(rowids, keys)
+    rows = np.unique(pos[hit])
+    scores = mat[rows] @ q
+    order = np.lexsort((rows, -scores))[:n]
+    return [Hit(cid, s) for cid, s in zip(sqlite_vectors.ids_at(ids, rows[order]), scores[order].tolist())]
+
+
+class CandidateSearch:
+    """:meth:`keyword` and :meth:`vector` of :class:`~chaja.stores.sqlite.SqliteStore`,
+    over its keyword index (``_keywords``) and cached matrices
+    (:class:`~chaja.stores.sqlite_matrices.CachedMatrices`); ``_allowed`` keeps the rows
+    recent filters let through."""
+
+    def _tokens(self, terms: list[str]) -> list[str] | None:
+        """The query terms as single FTS5 tokens for the postings engine, or None where
+        FTS5 must answer (the ``fts5`` engine, or a term FTS5 reads as a phrase)."""
+        if self.keyword_engine != "postings":
+            return None
+        return SegmentedBM25.query_tokens(terms)
+
+    def keyword(self, terms: list[str], n: int, *, title_weight: float = 2.0,
+                heading_weight: float = 1.5, field: str = "all", lang: str | None = None,
+                where: Filters | None = None) -> list[Hit]:
+        if n > 0:
+            tokens = self._tokens(terms)
+            if tokens is not None:
+                index = self._keywords.refresh()
+                allow = self.allowed_rowids(where) if where else None
+                hits = index.search(tokens, n, title_weight=title_weight, heading_weight=heading_weight,
+                                    field=field, lang=lang, allow=allow)
+                ids = self._ids_of([r for r, _ in hits])
+                return [Hit(ids[r], s) for r, s in hits if r in ids]
+        expr = fts_query(terms, "title" if field == "title" else None)
+        if expr is None or n <= 0:
+            return []
+        sql = (
+            "SELECT c.id, -bm25(chunks_fts, ?, ?, 1.0) AS s FROM chunks_fts"
+            " JOIN chunks c ON c.rowid = chunks_fts.rowid WHERE chunks_fts MATCH ?"
+        )
+        args: list = [title_weight, heading_weight, expr]
+        if lang:
+            sql += " AND c.lang = ?"
+            args.append(lang)
+        for cond in self._filter_sql(where, args, "c."):
+            sql += " AND " + cond
+        sql += " ORDER BY s DESC, c.rowid LIMIT ?"
+        args.append(int(n))
+        return [Hit(cid, float(s)) for cid, s in self._db.execute(sql, args)]
+
+    @staticmethod
+    def _filter_sql(where: Filters | None, args: list, table: str = "") -> list[str]:
+        if not where:
+            return []
+
+        def param(value: object) -> str:
+            args.append(value)
+            return "?"
+        return where.sql(lambda name: table + name, param, lambda col, ph: f"instr({col}, {ph}) = 1")
+
+    def allowed_rowids(self, where: Filters) -> np.ndarray:
+        """Sorted rowids of the chunks that pass ``where`` (kept until the next write)."""
+        self._fresh()
+        key = (where, self._keywords.seq)
+        got = self._allowed.get(key)
+        if got is None:
+            args: list = []
+            conds = self._filter_sql(where, args)
+            rows = self._db.execute("SELECT rowid FROM chunks WHERE " + " AND ".join(conds) + " ORDER BY rowid",
+                                    args).fetchall()
+            got = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+            if len(self._allowed) > 32:
+                self._allowed.clear()
+            self._allowed[key] = got
+        return got
+
+    def vector(self, query: np.ndarray, n: int, *, lang: str | None = None, field: str = "chunk",
+               where: Filters | None = None) -> list[Hit]:
+        return self._vector_job(query, n, lang, field, where)[0]()
+
+    def vector_many(self, requests: Sequence[tuple[np.ndarray, int, str]], where: Filters | None = None, *,
+                    meanwhile: Callable[[], object] | None = None) -> list[list[Hit]]:
+        """:meth:`vector` for each (query, n, field) of ``requests``: the same hits, in the
+        same order, as one call each. Graph walks run side by side
+        (:mod:`chaja.stores.side_by_side`); exact scans run first, one at a time, since
+        their matrix product already uses every core and its threads stall a walk beside it.
+        ``meanwhile``: the caller's own work (a search's keyword lists), run in this
+        thread while the pool walks the graphs."""
+        jobs = [self._vector_job(q, n, None, field, where) for q, n, field in requests]
+        found: list = [None if on_graph else job() for job, on_graph in jobs]
+        walks = [i for i, (_, on_graph) in enumerate(jobs) if on_graph]
+        first = [meanwhile] if meanwhile is not None else []
+        done = side_by_side.run(first + [jobs[i][0] for i in walks])
+        for i, hits in zip(walks, done[len(first):]):
+            found[i] = hits
+        return found
+
+    def _vector_job(self, query: np.ndarray, n: int, lang: str | None, field: str,
+                    where: Filters | None) -> tuple[Callable[[], list[Hit]], bool]:
+        """Read what a vector search needs from the store now (in this thread), and return
+        the search itself, which only computes on those arrays, and whether it walks a graph."""
+        self._fresh()
+        allow = self.allowed_rowids(where) if where else None
+        mat, ids, langs = self._vectors(field)
+        if n <= 0 or mat.shape[0] == 0:
+            return list, False
+        q = np.asarray(query, dtype=np.float32).ravel()
+        if q.size != mat.shape[1]:
+            raise StoreError(f"query vector has dimension {q.size}, the store holds {mat.shape[1]}")
+        rowids = self._matrix_rowids[field]
+        graph = self._graph(field) if lang is None and not where and 4 * n < mat.shape[0] else None
+        if graph is not None:
+            touched = np.fromiter(self._keywords.touched, dtype=np.int64, count=len(self._keywords.touched))
+            return functools.partial(_approximate, graph, q, n, mat, ids, rowids, touched), True
+        passing = np.isin(rowids, allow, assume_unique=True) if allow is not None else None
+        return functools.partial(_exact, q, n, mat, ids, langs, lang, passing), False

@@ -1,0 +1,146 @@
+"""Writing and deleting documents: a batch of documents in one transaction, a large
+document a batch of chunks at a time (:mod:`chaja.stores.sqlite_staging`), each write
+logged for the keyword file (:mod:`chaja.stores.sqlite_keywords`)."""
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from chaja.documents import ChunkRecord, Document
+from chaja.stores import sqlite_keywords, sqlite_staging
+from chaja.stores.base import StoreError, flat_vector
+from chaja.stores.sqlite_in import select_in
+
+
+def flat_record(r: ChunkRecord) -> tuple:
+    """(record, vector, heading vector, aligned vector, aligned heading vector), each a flat
+    float32 array or None."""
+    return (r, *(flat_vector(v) for v in (r.vector, r.heading_vector, r.aligned_vector, r.aligned_heading_vector)))
+
+
+class DocumentWrites:
+    """The writes of :class:`~chaja.stores.sqlite.SqliteStore`, each in one transaction
+    (:meth:`~chaja.stores.sqlite_connection.SqliteConnection._writing`)."""
+
+    def put_document(self, doc: Document, records: list[ChunkRecord]) -> None:
+        self.put_documents([(doc, records)])
+
+    def put_documents(self, items: list[tuple[Document, list[ChunkRecord]]]) -> None:
+        """Insert or replace several documents in one transaction (all or none): the bulk
+        path, one commit per batch instead of one per document."""
+        prepared = [(doc, [flat_record(r) for r in records]) for doc, records in items]
+        dims, adims, known, aknown = self._dims([row for _, rows in prepared for row in rows])
+        with self._writing() as cur:
+            added = []
+            stored = self._existing(cur, [doc.id for doc, _ in prepared])
+            for doc, rows in prepared:
+                if doc.id in stored:
+                    self._delete(cur, doc.id)
+                stored.add(doc.id)              # a second copy in this batch replaces the first
+                cur.execute(
+                    "INSERT INTO documents VALUES (?,?,?,?,?,?,?,?,?)",
+                    (doc.id, doc.title, doc.lang, doc.source, doc.doc_type, doc.date,
+                     doc.path, doc.fingerprint(), len(rows)),
+                )
+                added += self._insert_chunks(cur, rows)
+            sqlite_keywords.log_added(cur, added)
+            if dims and not known:
+                cur.execute("INSERT OR REPLACE INTO meta VALUES ('dim', ?)", (str(dims.pop()),))
+            if adims and not aknown:
+                cur.execute("INSERT OR REPLACE INTO meta VALUES ('aligned_dim', ?)", (str(adims.pop()),))
+
+    @staticmethod
+    def _insert_chunks(cur: sqlite3.Cursor, rows: list[tuple]) -> list[int]:
+        """Insert one document's chunks (rows from :func:`flat_record`) and their keyword
+        rows; their rowids."""
+        added = []
+        for r, vec, *extra in rows:
+            c = r.chunk
+            cur.execute(
+                "INSERT INTO chunks (id, doc_id, ordinal, title, heading, text, lang, source,"
+                " doc_type, date, location, vector, heading_vector, aligned_vector, aligned_heading_vector)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (c.id, c.doc_id, c.ordinal, c.title, json.dumps(list(c.heading_path), ensure_ascii=False),
+                 c.text, c.lang, c.source, c.doc_type, c.date, c.location and c.location.encode(),
+                 vec.tobytes(),
+                 *(None if v is None else v.tobytes() for v in extra)),
+            )
+            cur.execute(
+                "INSERT INTO chunks_fts (rowid, title, heading, body) VALUES (?,?,?,?)",
+                (cur.lastrowid, " ".join(r.title_terms), " ".join(r.heading_terms),
+                 " ".join(r.body_terms)),
+            )
+            added.append(cur.lastrowid)
+        return added
+
+    def _dims(self, rows: list[tuple]) -> tuple[set[int], set[int], str | None, str | None]:
+        """The e5 and aligned dimensions of these rows (from :func:`flat_record`) and the store's,
+        refusing rows that disagree with each other or with the store."""
+        dims = {v.size for row in rows for v in row[1:3] if v is not None}
+        known = self.get_meta("dim")
+        if len(dims) > 1 or (known and dims and int(known) not in dims):
+            raise StoreError(f"vector dimension {sorted(dims)} does not match the store's {known}")
+        adims = {v.size for row in rows for v in row[3:] if v is not None}
+        aknown = self.get_meta("aligned_dim")
+        if len(adims) > 1 or (aknown and adims and int(aknown) not in adims):
+            raise StoreError(f"aligned vector dimension {sorted(adims)} does not match the store's {aknown}")
+        return dims, adims, known, aknown
+
+    # ---- large documents, a batch at a time (chaja.stores.sqlite_staging) ----------
+    def resume_staged(self, doc_id: str, key: str) -> int:
+        """How many leading chunks of ``doc_id`` an earlier run staged under ``key``."""
+        with self._writing() as cur:
+            return sqlite_staging.resume_point(cur, doc_id, key)
+
+    def stage_chunks(self, key: str, records: list[ChunkRecord]) -> None:
+        """Commit one batch of a large document's chunks where no search sees them."""
+        rows = [flat_record(r) for r in records]
+        self._dims(rows)
+        with self._writing() as cur:
+            sqlite_staging.stage(cur, key, [(row[0], row[1], row[2:]) for row in rows])
+
+    def put_staged(self, doc: Document, key: str, n_chunks: int) -> None:
+        """Replace the stored ``doc`` with its ``n_chunks`` staged chunks, in one transaction."""
+        with self._writing() as cur:
+            got = sqlite_staging.staged_count(cur, doc.id, key)
+            if got != n_chunks:
+                raise StoreError(f"{doc.id}: {got} of its {n_chunks} chunks are staged")
+            if self._existing(cur, [doc.id]):
+                self._delete(cur, doc.id)
+            sqlite_staging.publish(cur, doc, key, n_chunks)
+            for meta, column in (("dim", "vector"), ("aligned_dim", "aligned_vector")):
+                if n_chunks and self.get_meta(meta) is None:
+                    size = cur.execute(f"SELECT length({column}) FROM chunks WHERE doc_id = ?"
+                                       f" AND {column} IS NOT NULL LIMIT 1", (doc.id,)).fetchone()
+                    if size:
+                        cur.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (meta, str(size[0] // 4)))
+
+    def staged(self) -> dict[str, int]:
+        """doc_id → chunks staged by a run that has not published the document (yet)."""
+        return sqlite_staging.leftovers(self._db.cursor())
+
+    def discard_staged(self) -> int:
+        """Delete every staged chunk (an interrupted large document); how many."""
+        with self._lock:
+            if self.read_only and self._db.execute("SELECT 1 FROM staged_chunks LIMIT 1").fetchone() is None:
+                return 0
+            self._writable()
+            with self._sentences():
+                return self._db.execute("DELETE FROM staged_chunks").rowcount
+
+    # ---- deleting --------------------------------------------------------
+    @staticmethod
+    def _existing(cur: sqlite3.Cursor, doc_ids: list[str]) -> set[str]:
+        """Which of these documents the store holds (a bulk load of new ones skips the deletes)."""
+        return {r[0] for r in select_in(cur, "SELECT id FROM documents WHERE id IN ({marks})", doc_ids)}
+
+    def _delete(self, cur: sqlite3.Cursor, doc_id: str) -> bool:
+        sqlite_keywords.log_removed(cur, doc_id)
+        cur.execute("DELETE FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks WHERE doc_id = ?)", (doc_id,))
+        cur.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
+        cur.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
+        return cur.rowcount > 0
+
+    def delete_document(self, doc_id: str) -> bool:
+        with self._writing() as cur:
+            return self._delete(cur, doc_id)

@@ -1,0 +1,30 @@
+"""Reads of given chunks from the SQLite store (:mod:`chaja.stores.sqlite_reads`)."""
+import numpy as np
+import pytest
+
+from chaja.stores.base import StoreError
+from chaja.stores.sqlite import SqliteStore
+
+
+def test_vector_scores_at_gives_the_languages_and_cosines_of_candidates_in_their_order(tmp_path, build):
+    """The array form the searcher's fusion reads: what chunk_languages and vector_scores
+    give, aligned with the ids asked (None / NaN where there is nothing), fresh after a write."""
+    with SqliteStore(tmp_path / "s.chaja") as s:
+        d, r = build.make_doc("s", "문서", ["하나", "둘", "셋"], headings=[(), ("설치",), ("설치",)])
+        r[1].heading_vector = build.unit(3)
+        s.put_document(d, r)
+        ids = ["s#2", "missing", "s#0", "s#1"]
+        q = build.unit(3)
+        langs, (chunk, heading) = s.vector_scores_at(ids, [(q, "chunk"), (q, "heading")])
+        expected = s.vector_scores(q, ids)
+        assert langs.tolist() == [s.chunk_languages(ids).get(c) for c in ids] and langs[1] is None
+        assert np.isnan(chunk[1]) and np.isnan(heading[[0, 1, 2]]).all()
+        assert chunk[[0, 2, 3]] == pytest.approx([expected[c] for c in ("s#2", "s#0", "s#1")], abs=1e-6)
+        assert heading[3] == pytest.approx(1.0, abs=1e-5)
+        d2, r2 = build.make_doc("t", "새 문서", ["넷"], lang="en")
+        s.put_document(d2, r2)                     # a write after the matrices were read
+        langs, (chunk,) = s.vector_scores_at(["t#0", "s#0"], [(r2[0].vector, "chunk")])
+        assert langs.tolist() == ["en", "ko"] and chunk[0] == pytest.approx(1.0, abs=1e-5)
+        with pytest.raises(StoreError):
+            s.vector_scores_at(["s#0"], [(np.ones(3, np.float32), "chunk")])
+        assert s.vector_scores_at([], [(q, "chunk")])[1][0].shape == (0,)

@@ -1,0 +1,75 @@
+"""An older store file brought up to date when opened (:mod:`chaja.stores.sqlite_schema`)."""
+from chaja.stores.sqlite import SCHEMA_VERSION, SqliteStore
+
+
+def as_older_schema(path, doc, records, script: str) -> None:
+    """Write one document with today's store, then run ``script`` to take the file back."""
+    import sqlite3
+
+    with SqliteStore(path) as s:
+        s.put_document(doc, records)
+    db = sqlite3.connect(path)
+    db.executescript(script)
+    db.close()
+
+
+def test_a_schema_1_file_gains_the_heading_column_and_still_searches(tmp_path, build):
+    """A file written before heading vectors: same tables, no heading_vector column."""
+    path, d, r = tmp_path / "old.chaja", *build.make_doc("d", "제목", ["본문"], headings=[("개요",)])
+    as_older_schema(path, d, r, """
+        CREATE TABLE chunks_v1 (
+            rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,
+            doc_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            ordinal INTEGER NOT NULL, title TEXT NOT NULL, heading TEXT NOT NULL, text TEXT NOT NULL,
+            lang TEXT, source TEXT, doc_type TEXT, date TEXT, vector BLOB NOT NULL);
+        INSERT INTO chunks_v1 SELECT rowid, id, doc_id, ordinal, title, heading, text, lang, source,
+            doc_type, date, vector FROM chunks;
+        DROP TABLE chunks; ALTER TABLE chunks_v1 RENAME TO chunks;
+        UPDATE meta SET value = '1' WHERE key = 'schema_version';
+    """)
+    with SqliteStore(path) as s:
+        assert s.get_meta("schema_version") == str(SCHEMA_VERSION)
+        assert [h.chunk_id for h in s.vector(r[0].vector, 3)] == ["d#0"]
+        assert s.vector(r[0].vector, 3, field="heading") == []
+        r[0].heading_vector = build.unit(4)
+        s.put_document(d, r)
+        assert [h.chunk_id for h in s.vector(build.unit(4), 3, field="heading")] == ["d#0"]
+
+
+def test_a_schema_2_file_gains_the_aligned_columns(tmp_path, build):
+    """A file written before aligned vectors searches as before and takes them from then on."""
+    import numpy as np
+
+    path, d, r = tmp_path / "old.chaja", *build.make_doc("d", "제목", ["본문"], headings=[("개요",)])
+    as_older_schema(path, d, r, """
+        ALTER TABLE chunks DROP COLUMN aligned_vector;
+        ALTER TABLE chunks DROP COLUMN aligned_heading_vector;
+        UPDATE meta SET value = '2' WHERE key = 'schema_version';
+    """)
+    with SqliteStore(path) as s:
+        assert s.get_meta("schema_version") == str(SCHEMA_VERSION)
+        assert [h.chunk_id for h in s.vector(r[0].vector, 3)] == ["d#0"]
+        assert s.vector(np.ones(12, np.float32), 3, field="aligned") == []
+        r[0].aligned_vector = np.eye(12, dtype=np.float32)[3]
+        s.put_document(d, r)
+        assert [h.chunk_id for h in s.vector(np.eye(12, dtype=np.float32)[3], 3, field="aligned")] == ["d#0"]
+        assert s.get_meta("aligned_dim") == "12"
+
+
+def test_a_schema_4_file_gains_the_location_column(tmp_path, build):
+    """A file written before chunks kept their location reads None for them and keeps one from then on."""
+    from chaja.documents import Location
+
+    path, d, r = tmp_path / "old.chaja", *build.make_doc("d", "제목", ["본문"])
+    as_older_schema(path, d, r, """
+        ALTER TABLE chunks DROP COLUMN location;
+        ALTER TABLE staged_chunks DROP COLUMN location;
+        UPDATE meta SET value = '4' WHERE key = 'schema_version';
+    """)
+    with SqliteStore(path) as s:
+        assert s.get_meta("schema_version") == str(SCHEMA_VERSION)
+        assert s.chunks(["d#0"])["d#0"].location is None
+        assert [h.chunk_id for h in s.vector(r[0].vector, 3)] == ["d#0"]
+        r[0].chunk.location = Location("page", 7, 7)
+        s.put_document(d, r)
+        assert s.chunks(["d#0"])["d#0"].location.label == "p. 7"

@@ -1,0 +1,41 @@
+"""The SQLite store's candidate lists (:mod:`chaja.stores.sqlite_search`): keyword and
+vector (the shared contract lives in test_contract.py)."""
+import numpy as np
+
+from chaja.analysis import bigram_terms
+from chaja.stores.sqlite import SqliteStore, fts_query
+from one_chunk import put
+
+
+def test_fts_query_quotes_every_term():
+    assert fts_query(["a", 'b"c', "a"]) == '"a" OR "b""c"'
+    assert fts_query([], None) is None
+    assert fts_query(["x"], "title") == '{title} : ("x")'
+
+
+def test_bigram_terms_match_exactly_not_by_prefix(tmp_path):
+    with SqliteStore(tmp_path / "s.chaja") as s:
+        v = np.eye(4, dtype=np.float32)
+        put(s, "a", "소각결정", "주식 소각", v[0])
+        put(s, "b", "소각", "소각", v[1])
+        put(s, "c", "React", "react18 ㅋㅋ", v[2])
+        assert {h.chunk_id for h in s.keyword(["소각"], 10)} == {"a#0", "b#0"}
+        assert {h.chunk_id for h in s.keyword(["각결"], 10)} == {"a#0"}
+        assert s.keyword(["react"], 10)[0].chunk_id == "c#0"
+        assert s.keyword(["react1"], 10) == []   # no prefix matching
+        assert s.keyword(bigram_terms("ㅋㅋ"), 10)[0].chunk_id == "c#0"
+        assert s.chunk_terms(["a#0"])["a#0"] == {"소각", "각결", "결정", "주식"}
+
+
+def test_vector_search_is_exact_and_cached_until_a_write(tmp_path):
+    with SqliteStore(tmp_path / "s.chaja") as s:
+        rng = np.random.default_rng(0)
+        vecs = rng.normal(size=(30, 8)).astype(np.float32)
+        vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+        for i, v in enumerate(vecs):
+            put(s, f"d{i:02d}", f"문서{i}", "본문", v)
+        q = vecs[7]
+        expected = [f"d{i:02d}#0" for i in np.argsort(-(vecs @ q))[:5]]
+        assert [h.chunk_id for h in s.vector(q, 5)] == expected
+        s.delete_document("d07")
+        assert s.vector(q, 1)[0].chunk_id != "d07#0"
