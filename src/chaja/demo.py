@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from chaja import progress
-from chaja.cli import load_config
+from chaja.cli.common import load_config
 from chaja.index import Index
 from chaja.snippets import snippet
 

@@ -1,0 +1,63 @@
+"""Store upkeep on the command line: ``chaja stats``, ``check``, ``optimize``, ``delete``."""
+import json
+
+import pytest
+
+from chaja.cli import main
+
+
+def test_stats_and_delete(store, capsys):
+    assert main(["stats", "--store", str(store)]) == 0
+    assert "documents: 9" in capsys.readouterr().out
+    assert main(["delete", "news-rates", "missing-doc", "--store", str(store)]) == 1
+    captured = capsys.readouterr()
+    assert "deleted news-rates" in captured.out and "not found: missing-doc" in captured.err
+
+
+def test_not_a_store_file(tmp_path, capsys):
+    bad = tmp_path / "bad.chaja"
+    bad.write_bytes(b"this is not sqlite" * 100)
+    assert main(["stats", "--store", str(bad)]) == 2
+    assert "not a chaja store" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [["search", "x"], ["stats"], ["delete", "some-id"]])
+def test_reading_commands_never_create_a_store(tmp_path, capsys, command):
+    missing = tmp_path / "no" / "such.chaja"
+    assert main([*command, "--store", str(missing)]) == 2
+    assert "no store at" in capsys.readouterr().err
+    assert not missing.exists() and not missing.parent.exists()
+
+
+def test_check_and_repair(store, tmp_path, capsys):
+    import shutil
+    import sqlite3
+
+    copy = tmp_path / "copy.chaja"
+    with sqlite3.connect(store) as a, sqlite3.connect(copy) as b:
+        a.backup(b)
+    assert main(["check", "--store", str(copy)]) == 0
+    assert "whole:" in capsys.readouterr().out
+    with sqlite3.connect(copy) as db:
+        db.execute("DELETE FROM chunks_fts WHERE rowid = (SELECT min(rowid) FROM chunks)")
+        db.execute("UPDATE meta SET value = '{}' WHERE key = 'index.language_means'")
+    assert main(["check", "--store", str(copy)]) == 1
+    out = capsys.readouterr().out
+    assert "fault: chunk" in out and "no keyword row" in out and "fault: statistics" in out
+    assert main(["check", "--store", str(copy), "--repair"]) == 0
+    out = capsys.readouterr().out
+    assert "repaired: wrote the keyword row" in out and "repaired: recomputed the language statistics" in out
+    assert "whole:" in out
+    shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def test_a_bulk_load_and_optimize(tmp_path, capsys, corpus):
+    store = str(tmp_path / "bulk.chaja")
+    assert main(["index", str(corpus), "--store", store, "--defer-graphs", "--json", "--quiet"]) == 0
+    assert json.loads(capsys.readouterr().out)["deferred_graphs"] == []     # too small for a graph
+    assert main(["optimize", "--store", store, "--quiet"]) == 0
+    assert "nothing to build" in capsys.readouterr().out
+    assert main(["optimize", "--store", str(tmp_path / "none.chaja")]) == 2
+    assert "no store at" in capsys.readouterr().err
+    assert main(["index", str(corpus), "--hub", "http://127.0.0.1:9", "--defer-graphs"]) == 2
+    assert "--defer-graphs is for a store" in capsys.readouterr().err
