@@ -1,7 +1,9 @@
 """A compaction killed (SIGKILL) or interrupted (SIGINT) in each of its steps: the keyword
 postings, a field's vector file, a graph updated in place and a graph built anew. A
-real process compacts a real store, printing each step as it starts; the signal follows
-the step's name within milliseconds. After it, the store is whole, keeps every
+real process compacts a real store, printing each step as it starts and waiting for a
+word from the test before it goes on; the signal comes while it waits or a few
+milliseconds into the step (a step that finished first is tried again), so it lands
+inside the compaction however loaded the machine is. After it, the store is whole, keeps every
 document committed before the compaction, answers vector searches as exact search
 does, and the next compaction finishes with no graph left deferred."""
 from __future__ import annotations
@@ -26,7 +28,7 @@ THRESHOLD = 500
 DIM = 16
 
 #: a child that writes ``n`` documents under ``prefix``, commits them, then compacts,
-#: printing each step (argv: store, prefix, n, seed, full_graphs)
+#: printing each step and waiting for a line on stdin (argv: store, prefix, n, seed, full_graphs)
 COMPACTING = textwrap.dedent("""
     import sys
     import numpy as np
@@ -46,7 +48,8 @@ COMPACTING = textwrap.dedent("""
     store = SqliteStore(path, ann_threshold=%(threshold)d)
     store.put_documents(items)
     print("committed", flush=True)
-    store.compact(force=True, full_graphs=full, progress=lambda step: print(step, flush=True))
+    store.compact(force=True, full_graphs=full,
+                  progress=lambda step: (print(step, flush=True), sys.stdin.readline()))
     store.close()
     print("done", flush=True)
 """) % {"dim": DIM, "threshold": THRESHOLD}
@@ -54,7 +57,7 @@ COMPACTING = textwrap.dedent("""
 
 def compacting(path, prefix: str, n: int, seed: int, full: bool) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-c", COMPACTING, str(path), prefix, str(n), str(seed), "1" if full else "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 
 
 def exact_top(store: SqliteStore, q: np.ndarray, n: int) -> list[str]:
@@ -95,17 +98,23 @@ def test_a_compaction_stopped_in_a_step_leaves_the_store_whole(base, step, full,
     landed = False
     with SqliteStore(base, ann_threshold=THRESHOLD) as s:
         before = set(s.fingerprints())
-    for attempt in range(4):                     # a compaction that finished first is tried again with more
+    for attempt in range(4):                     # a step that finished first is tried again with more
         proc = compacting(base, f"new{attempt}-", 400, 10 + attempt, full)
         lines = []
         for line in proc.stdout:
             lines.append(line.strip())
             if line.startswith(step):
-                if rng.random() < 0.5:
+                if attempt < 3 and rng.random() < 0.5:     # a few milliseconds into the step
+                    proc.stdin.write("\n")
+                    proc.stdin.flush()
                     time.sleep(rng.uniform(0.0, 0.005))
-                proc.send_signal(sig)
+                proc.send_signal(sig)                      # else: as the step begins
                 break
+            if line.strip() not in ("committed", "done"):
+                proc.stdin.write("\n")                    # an earlier step: go on
+                proc.stdin.flush()
         proc.wait(60)
+        proc.stdin.close()
         assert "committed" in lines, lines
         before |= {f"new{attempt}-{i}" for i in range(400)}
         if proc.returncode != 0:
