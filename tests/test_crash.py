@@ -84,6 +84,12 @@ def test_sigkill_at_random_points_leaves_a_whole_store(tmp_path):
 INTERRUPTS = 4
 
 
+def ctrl_c_as_in_a_terminal() -> None:
+    """In the child before it starts: SIGINT as a terminal gives it (a run started in the
+    background of a shell without job control inherits SIGINT ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def interrupted(proc: subprocess.Popen) -> str:
     """Wait for an interrupted ``chaja index``; assert it ended as Ctrl-C should end it
     (exit 130, one sentence, no traceback) and left a store ``chaja check`` calls whole."""
@@ -113,7 +119,8 @@ def test_sigint_at_random_points_rolls_back_the_step_and_leaves_check_whole(tmp_
     stored_before: set[str] = set()
     partial = 0
     for _ in range(INTERRUPTS):
-        proc = subprocess.Popen(index_cmd(folder, store), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(index_cmd(folder, store), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                preexec_fn=ctrl_c_as_in_a_terminal)
         give_up = time.monotonic() + 300
         while proc.poll() is None and stored(store) <= len(stored_before) and time.monotonic() < give_up:
             time.sleep(0.02)
@@ -129,7 +136,7 @@ def test_sigint_at_random_points_rolls_back_the_step_and_leaves_check_whole(tmp_
     # that finishes first gets five new documents to write, so the next has steps to stop
     for attempt in range(8):
         cmd = [c for c in index_cmd(folder, store) if c != "--quiet"]
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=ctrl_c_as_in_a_terminal)
         seen = b""
         while b"step=" not in seen and (chunk := proc.stderr.read1(4096)):
             seen += chunk

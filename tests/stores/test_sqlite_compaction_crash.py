@@ -30,7 +30,9 @@ DIM = 16
 #: a child that writes ``n`` documents under ``prefix``, commits them, then compacts,
 #: printing each step and waiting for a line on stdin (argv: store, prefix, n, seed, full_graphs)
 COMPACTING = textwrap.dedent("""
+    import signal
     import sys
+    signal.signal(signal.SIGINT, signal.default_int_handler)   # as a terminal gives it, however started
     import numpy as np
     from chaja.documents import Chunk, ChunkRecord, Document, Section
     from chaja.stores.sqlite import SqliteStore
