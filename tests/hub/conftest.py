@@ -17,7 +17,8 @@ def hub(tmp_path_factory):
     root = tmp_path_factory.mktemp("hub")
     running = start_hub(root / "hub.chaja", root / "hub.log", [
         f"hub.api_keys={READ_KEY}", f"hub.write_keys={WRITE_KEY}", "hub.max_body_bytes=1000000",
-        "hub.body_timeout_s=2", "hub.max_batch=50", "hub.readers=3"])
+        "hub.body_timeout_s=2", "hub.max_batch=50", "hub.readers=3",
+        "search.reranker=e5-windows", "rerank.depth=0"])   # /v1/rerank served; searches not reranked
     running.writer.add_documents(load_paths([CORPUS]))
     yield running
     stop_hub(running)

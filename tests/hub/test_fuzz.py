@@ -29,7 +29,8 @@ CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
 def fuzzed_hub(tmp_path_factory):
     root = tmp_path_factory.mktemp("fuzz")
     running = start_hub(root / "fuzz.chaja", root / "fuzz.log", ["hub.max_batch=5", "hub.max_inputs=8",
-                                                                  "hub.body_timeout_s=5"])
+                                                                  "hub.body_timeout_s=5", "search.reranker=e5-windows",
+                                                                  "rerank.depth=0"])
     running.client(None).add_documents([{"id": "seed", "title": "씨앗", "text": "퍼징을 위한 첫 문서 seed"}])
     yield running
     stop_hub(running)

@@ -6,10 +6,10 @@ Embeddings Inference, Ollama, LiteLLM and a chaja hub (``/v1/embeddings``) all s
 Nothing beyond the standard library is needed.
 
 - **Batches**: ``encoder.batch_size`` texts a request; rows come back in ``index`` order.
-- **Retries**: a refused connection, a timeout, 429 and 5xx are tried again up to
-  ``encoder.retries`` times, waiting ``0.5 · 2^i`` s (at most 8 s, or what a
-  ``Retry-After`` header asks); any other 4xx is the caller's mistake and fails at once
-  with the server's message.
+- **Retries** (:mod:`chaja.http_json`): a refused connection, a timeout, 429 and 5xx
+  are tried again up to ``encoder.retries`` times, waiting ``0.5 · 2^i`` s (at most 8 s,
+  or what a ``Retry-After`` header asks); any other 4xx is the caller's mistake and
+  fails at once with the server's message.
 - **Prefixes**: ``encoder.query_prefix`` / ``passage_prefix`` are put before each text
   (multilingual-e5 behind a plain server wants ``"query: "`` and ``"passage: "``);
   ``encoder.request_kind`` instead sends ``kind`` with each request, which a chaja hub
@@ -27,16 +27,13 @@ from __future__ import annotations
 import json
 import os
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 
 import numpy as np
 
 from chaja.encoders.base import l2_normalize
+from chaja.http_json import Refused, Unreachable, post_json
 
-RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
-MAX_WAIT_S = 8.0
 
 
 class EmbeddingServerError(RuntimeError):
@@ -66,36 +63,20 @@ class OpenAICompatibleEncoder:
         body: dict = {"model": self.model, "input": texts, "encoding_format": "float"}
         if self.request_kind:
             body["kind"] = kind
-        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
-        headers = {"Content-Type": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        last = ""
-        for attempt in range(self.retries + 1):
-            wait = min(0.5 * 2 ** attempt, MAX_WAIT_S)
-            try:
-                self.requests += 1
-                req = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
-                with urllib.request.urlopen(req, timeout=self.timeout_s) as resp:
-                    return self._read(json.loads(resp.read().decode("utf-8")), len(texts))
-            except urllib.error.HTTPError as exc:
-                detail = _message(exc)
-                if exc.code not in RETRY_STATUS:
-                    raise EmbeddingServerError(f"{self.url} refused the request: HTTP {exc.code}: {detail}") from None
-                last = f"HTTP {exc.code}: {detail}"
-                after = exc.headers.get("Retry-After") if exc.headers else None
-                if after and after.strip().replace(".", "", 1).isdigit():
-                    wait = min(float(after), MAX_WAIT_S)
-            except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
-                reason = getattr(exc, "reason", exc)
-                last = f"timed out after {self.timeout_s:g} s" if isinstance(reason, TimeoutError) or \
-                    "timed out" in str(reason) else f"cannot connect ({reason})"
-            except (ValueError, KeyError, TypeError) as exc:       # a reply that is not an embeddings list
-                raise EmbeddingServerError(f"{self.url} did not answer with embeddings: {exc}") from None
-            if attempt < self.retries:
-                self._sleep(wait)
-        raise EmbeddingServerError(f"embeddings server {self.url}: {last} "
-                                   f"({self.retries + 1} tr{'ies' if self.retries else 'y'}); is it running?")
+        try:
+            raw = post_json(self.url, body, api_key=self.api_key, timeout_s=self.timeout_s, retries=self.retries,
+                            sleep=self._sleep, counted=self._count)
+        except Refused as exc:
+            raise EmbeddingServerError(f"{self.url} refused the request: {exc}") from None
+        except Unreachable as exc:
+            raise EmbeddingServerError(f"embeddings server {self.url}: {exc}; is it running?") from None
+        try:
+            return self._read(json.loads(raw.decode("utf-8")), len(texts))
+        except (ValueError, KeyError, TypeError) as exc:       # a reply that is not an embeddings list
+            raise EmbeddingServerError(f"{self.url} did not answer with embeddings: {exc}") from None
+
+    def _count(self) -> None:
+        self.requests += 1
 
     @staticmethod
     def _read(reply: dict, n: int) -> tuple[np.ndarray, str]:
@@ -124,26 +105,6 @@ class OpenAICompatibleEncoder:
 
     def encode_passages(self, texts: list[str]) -> np.ndarray:
         return self._encode(texts, self.passage_prefix, "passage")
-
-
-def _message(exc: urllib.error.HTTPError) -> str:
-    """The server's error text: OpenAI's ``{"error": {"message"}}``, a hub's ``detail``, or the body."""
-    try:
-        raw = exc.read().decode("utf-8", "replace")
-    except OSError:
-        return exc.reason or ""
-    try:
-        body = json.loads(raw)
-    except ValueError:
-        return raw.strip()[:300]
-    if isinstance(body, dict):
-        err = body.get("error")
-        if isinstance(err, dict) and err.get("message"):
-            return str(err["message"])
-        for key in ("detail", "message", "error"):
-            if body.get(key):
-                return str(body[key])
-    return raw.strip()[:300]
 
 
 def from_config(base_url: str, cfg) -> OpenAICompatibleEncoder:

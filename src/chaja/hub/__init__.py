@@ -12,11 +12,13 @@ Routes (all JSON; OpenAPI at ``/openapi.json``):
     POST   /v1/prune                remove every document not in ``keep`` (its own route)
     GET    /v1/stats                what the store holds
     POST   /v1/embeddings           OpenAI's request and response shape
+    POST   /v1/rerank               Cohere's and Jina's shape, scored by search.reranker
     GET    /healthz, /readyz        alive; ready once the encoders are loaded
     GET    /metrics                 Prometheus text format
 
 Each resource is a router of its own (:mod:`chaja.hub.search`, :mod:`chaja.hub.documents`,
-:mod:`chaja.hub.embeddings`, :mod:`chaja.hub.health`, :mod:`chaja.hub.docs`), put together
+:mod:`chaja.hub.embeddings`, :mod:`chaja.hub.rerank`, :mod:`chaja.hub.health`,
+:mod:`chaja.hub.docs`), put together
 by :func:`chaja.hub.app.create_app`; routes get the hub and the caller's key from
 :mod:`chaja.hub.dependencies`, and errors are answered by :mod:`chaja.hub.errors`.
 

@@ -29,6 +29,7 @@ SAID = {
     408: "the body did not arrive within hub.body_timeout_s",
     413: "the body is over hub.max_body_bytes",
     422: "the request does not fit its schema (a list of problems), or is refused for the reason given",
+    502: "a server the hub relies on (a reranker at search.reranker = http:<URL>) failed or refused",
     503: "the encoders are still loading (or failed to), every reader stayed busy, or the writer is restarting; "
          "Retry-After says when to try again",
 }

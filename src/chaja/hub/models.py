@@ -109,6 +109,32 @@ class EmbeddingsIn(Strict):
     kind: Literal["query", "passage"] = Field("query", description="e5's query or passage form (chaja's own field)")
 
 
+class RerankIn(Strict):
+    """Cohere's and Jina's rerank request: the documents scored against the query."""
+    model: Name | None = Field(None, description="the hub's reranker (its name or search.reranker), or \"chaja\"")
+    query: Annotated[Text, Field(min_length=1, max_length=MAX_QUERY_CHARS)]
+    documents: Annotated[list[Annotated[Text, Field(max_length=1_000_000)]], Field(min_length=1)] = Field(
+        description="the passages to score (at most hub.max_inputs)")
+    top_n: Annotated[StrictInt, Field(ge=1)] | None = Field(None, description="results returned (default all)")
+    return_documents: StrictBool = Field(False, description="add each document's text to its result")
+
+
+class RerankDocument(BaseModel):
+    text: str
+
+
+class RerankResult(BaseModel):
+    index: int = Field(description="the document's place in the request")
+    relevance_score: float = Field(description="the reranker's raw score, higher = more relevant")
+    document: RerankDocument | None = None
+
+
+class RerankOut(BaseModel):
+    """The results sorted by score, highest first (equal scores keep the request's order)."""
+    model: str
+    results: list[RerankResult]
+
+
 # ---- error bodies (the OpenAPI document's, not validated on the way out) -------------
 
 class Error(BaseModel):

@@ -20,7 +20,9 @@
   (:meth:`~chaja.index.Index.refresh`), so the first search after a write does not
   pay for reading it (about 20 ms on a store of 4,000 chunks).
 - **Readiness**: the encoders load in a background thread at start-up, with one
-  search to warm the caches; until then searches and embeddings answer 503.
+  search to warm the caches; until then searches, embeddings and reranking answer 503.
+- **Reranker**: ``/v1/rerank`` uses the reranker ``search.reranker`` names, built on
+  first use over the readers' encoder (``e5-windows``) and shared by every request.
 """
 from __future__ import annotations
 
@@ -41,6 +43,7 @@ from chaja.encoders import get_encoder
 from chaja.hub import writer
 from chaja.hub.metrics import Metrics, TimedEncoder
 from chaja.index import Index
+from chaja.rerank import Reranker, get_reranker
 
 T = TypeVar("T")
 
@@ -73,6 +76,8 @@ class Hub:
         self._refreshing: threading.Thread | None = None
         self.error: str | None = None
         self.encoder = None          # the readers' e5 encoder, once loaded
+        self._reranker: Reranker | None = None     # search.reranker for /v1/rerank, built on first use
+        self._reranker_lock = threading.Lock()
         Index.open(self.location, config).close()   # a path that is no store fails here, before serving
         self.metrics.gauge("chaja_store_documents", "documents in the store", lambda: self._stats().documents)
         self.metrics.gauge("chaja_store_chunks", "chunks in the store", lambda: self._stats().chunks)
@@ -161,6 +166,18 @@ class Hub:
     def require_ready(self) -> None:
         if not self.ready.is_set():
             raise NotReady(self.error or "the hub is loading its encoders")
+
+    def reranker(self) -> Reranker | None:
+        """The reranker ``search.reranker`` names (None for none), built on first use over
+        the readers' encoder and kept; :class:`NotReady` while the encoders load."""
+        if self.config.search.reranker == "none":
+            return None
+        self.require_ready()
+        with self._reranker_lock:
+            if self._reranker is None:
+                self._reranker = get_reranker(self.config.search.reranker, self.config.rerank, self.encoder,
+                                              int(self.config.encoder.threads))
+        return self._reranker
 
     @contextmanager
     def reader(self, wait_s: float | None = None) -> Iterator[Index]:

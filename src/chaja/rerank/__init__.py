@@ -4,6 +4,8 @@
 * :mod:`~chaja.rerank.cross_encoder` — cross-encoders from a local folder, ONNX
   (``onnx:<folder>``) or sentence-transformers (``sentence-transformers:<folder>``);
 * :mod:`~chaja.rerank.windows` — ``e5-windows``, built from the bundled encoder;
+* :mod:`~chaja.rerank.served` — a reranker behind an HTTP rerank endpoint (``http:<base URL>``:
+  text-embeddings-inference, vLLM, Jina, Cohere, a chaja hub);
 * :mod:`~chaja.rerank.selection` — scores mapped to [0, 1] and the selected prefix.
 """
 from __future__ import annotations
@@ -27,6 +29,9 @@ def get_reranker(spec: str, cfg: RerankConfig | None = None, encoder: Encoder | 
             raise ValueError("the e5-windows reranker needs the store's encoder (a store without vectors has none)")
         from chaja.rerank.windows import WindowReranker
         return WindowReranker(encoder, window_chars=cfg.window_chars, batch_size=cfg.batch_size)
+    if kind == "http":
+        from chaja.rerank.served import from_config
+        return from_config(folder, cfg)
     if kind == "onnx":
         from chaja.rerank.cross_encoder import OnnxCrossEncoder
         return OnnxCrossEncoder(folder, max_length=cfg.max_length, batch_size=cfg.batch_size, threads=threads)
