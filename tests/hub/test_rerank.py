@@ -1,6 +1,7 @@
 """The rerank route of the real hub (:mod:`chaja.hub.rerank`): the shared hub serves the
 bundled ``e5-windows`` reranker (``rerank.depth = 0``, so its searches are not reranked),
-its scores are the local reranker's, and a search on a local store that reranks through
+its scores are the local reranker's (and a hub serving a tiny cross-encoder built in the
+test scores as the local onnx backend), and a search on a local store that reranks through
 the hub (``search.reranker = "http:<hub>/v1"``) ranks as the same search with
 ``e5-windows`` in this process."""
 from __future__ import annotations
@@ -97,3 +98,30 @@ def plain_hub(tmp_path_factory):
 def test_a_hub_without_a_reranker_says_so(plain_hub):
     status, body, _ = call(plain_hub.url, "POST", "/v1/rerank", {"query": "x", "documents": ["a"]})
     assert status == 503 and "search.reranker" in body["detail"]
+
+
+def test_a_hub_serving_a_tiny_cross_encoder_scores_as_the_onnx_backend_here(tmp_path):
+    """A cross-encoder built in the test (a randomly initialised BERT, exported to ONNX),
+    served by a hub: its /v1/rerank scores, and the http reranker's over it, are the
+    local ``onnx:`` backend's."""
+    pytest.importorskip("torch", reason="building the tiny cross-encoder needs the dev extra (PyTorch)")
+    pytest.importorskip("transformers", reason="building the tiny cross-encoder needs the dev extra (transformers)")
+    from cross_encoders import TEXTS, build
+
+    from chaja.rerank.cross_encoder import OnnxCrossEncoder
+
+    folder = build(tmp_path / "tiny-ce")
+    query, passages = TEXTS[0], TEXTS[1:]
+    want = OnnxCrossEncoder(folder).score(query, passages)
+    running = start_hub(tmp_path / "ce.chaja", tmp_path / "ce.log", [f"search.reranker=onnx:{folder}"])
+    try:
+        status, body, _ = call(running.url, "POST", "/v1/rerank", {"query": query, "documents": passages})
+        assert status == 200 and len(body["results"]) == len(passages)
+        got = np.zeros(len(passages))
+        for row in body["results"]:
+            got[row["index"]] = row["relevance_score"]
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+        served = ServedReranker(running.url + "/v1", batch_size=3)
+        np.testing.assert_allclose(served.score(query, passages), want, rtol=1e-5, atol=1e-6)
+    finally:
+        stop_hub(running)
