@@ -35,7 +35,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
-from bench_stores import Corpus  # noqa: E402
+from bench_stores import Corpus, pct  # noqa: E402
 from machine import describe  # noqa: E402
 
 #: what each timing process runs: open the store, warm up, time every query
@@ -85,10 +85,6 @@ def timed(tree: Path, store: Path, texts: list[str]) -> dict:
     done = subprocess.run([sys.executable, "-c", TIMING, str(store)], input=json.dumps(texts), env=env,
                           capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
-
-
-def pct(values: list[float], p: float) -> float:
-    return float(np.percentile(values, p))
 
 
 def compare(trees: dict[str, Path], store: Path, texts: list[str], rounds: int) -> dict:

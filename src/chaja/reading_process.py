@@ -75,7 +75,7 @@ class _Child:
         code = f"from chaja.reading_process import serve; serve({theirs_r}, {theirs_w}, {os.getpid()})"
         try:
             self.popen = subprocess.Popen([sys.executable, "-c", code], pass_fds=(theirs_r, theirs_w), env=env,
-                                          stdin=subprocess.DEVNULL, start_new_session=False)
+                                          stdin=subprocess.DEVNULL)
         finally:
             os.close(theirs_r)
             os.close(theirs_w)

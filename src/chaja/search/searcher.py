@@ -22,15 +22,14 @@ from chaja.language_means import META_KEY, decode_means, language_basis, project
 from chaja.rerank import Reranker, get_reranker
 from chaja.search import background, lexicon, pipeline
 from chaja.search.calibrated_search import FIELD_OF_LIST
-from chaja.search.context import (MAX_QUERY_CHARS, MAX_QUERY_TERMS, MAX_TOP_K, QueryError, check_query,
-                                  check_top_k)
+from chaja.search.context import MAX_QUERY_CHARS, MAX_QUERY_TERMS, QueryError, check_query, check_top_k
 from chaja.search.gate import best_coverage
 from chaja.search.query import script_groups
 from chaja.search.results import SearchResult
 from chaja.stores import side_by_side
 from chaja.stores.base import Store
 
-__all__ = ["MAX_QUERY_CHARS", "MAX_QUERY_TERMS", "MAX_TOP_K", "QueryError", "Searcher", "check_query", "check_top_k"]
+__all__ = ["MAX_QUERY_CHARS", "MAX_QUERY_TERMS", "QueryError", "Searcher", "check_query", "check_top_k"]
 
 #: a translated keyword list holds at most this many chunks: its value share² · s / max s falls
 #: fast with rank (dev: 10 / 20 / 60 gave 0.824 / 0.826 / 0.826), and each is scored in every field
