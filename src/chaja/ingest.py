@@ -17,6 +17,7 @@ before the first heading), for the aligned lists.
 from __future__ import annotations
 
 import itertools
+import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -92,8 +93,6 @@ def held_elsewhere(store: Store, docs: list[Document]) -> dict[str, str]:
     still exists: two folders of one layout (``en/guide.md`` and ``ko/guide.md`` both
     ``guide``) would otherwise replace each other in silence. A file that is gone was
     moved or renamed, and its document is replaced."""
-    import os
-
     if not docs:
         return {}
     paths = {d.id: d.path for d in docs}

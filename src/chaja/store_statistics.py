@@ -38,7 +38,7 @@ def record(store: Store, aligned: Callable[[], Encoder | None], drift: float, ch
     if (not exact and recorded is not None and store.get_meta(META_KEY) is not None
             and lexicon.is_current(store.get_meta(lexicon.META_KEY))):
         then = json.loads(recorded)
-        if then["langs"] == json.loads(shape)["langs"] and abs(stats.chunks - then["chunks"]) <= drift * max(then["chunks"], 1):
+        if then["langs"] == json.loads(shape)["langs"] and _within(drift, stats.chunks, then):
             done(store)
             return
     stage("vector statistics")
@@ -84,8 +84,12 @@ def off(store: Store, drift: float) -> str:
             float(np.abs(recorded[k] - actual[k]).max()) <= 1e-4 for k in actual)):
         return ""
     shape = store.get_meta(SHAPE)
-    if shape is not None and set(recorded) == set(actual):
-        then = json.loads(shape)
-        if abs(stats.chunks - then["chunks"]) <= drift * max(then["chunks"], 1):
-            return "drift"
+    if shape is not None and set(recorded) == set(actual) and _within(drift, stats.chunks, json.loads(shape)):
+        return "drift"
     return "interrupted" if store.get_meta(PENDING) == "1" else "fault"
+
+
+def _within(drift: float, chunks: int, then: dict) -> bool:
+    """Whether ``chunks`` is within ``drift`` (a share) of the count the statistics were
+    recorded at (``then``, the decoded :data:`SHAPE`)."""
+    return abs(chunks - then["chunks"]) <= drift * max(then["chunks"], 1)

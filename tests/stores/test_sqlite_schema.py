@@ -2,8 +2,9 @@
 from chaja.stores.sqlite import SCHEMA_VERSION, SqliteStore
 
 
-def as_older_schema(path, doc, records, script: str) -> None:
-    """Write one document with today's store, then run ``script`` to take the file back."""
+def reopened_from_older_schema(path, doc, records, script: str) -> SqliteStore:
+    """Write one document with today's store, run ``script`` to take the file back, and
+    open it again: it is brought up to today's schema."""
     import sqlite3
 
     with SqliteStore(path) as s:
@@ -11,12 +12,15 @@ def as_older_schema(path, doc, records, script: str) -> None:
     db = sqlite3.connect(path)
     db.executescript(script)
     db.close()
+    s = SqliteStore(path)
+    assert s.get_meta("schema_version") == str(SCHEMA_VERSION)
+    return s
 
 
 def test_a_schema_1_file_gains_the_heading_column_and_still_searches(tmp_path, build):
     """A file written before heading vectors: same tables, no heading_vector column."""
     path, d, r = tmp_path / "old.chaja", *build.make_doc("d", "제목", ["본문"], headings=[("개요",)])
-    as_older_schema(path, d, r, """
+    with reopened_from_older_schema(path, d, r, """
         CREATE TABLE chunks_v1 (
             rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,
             doc_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
@@ -26,9 +30,7 @@ def test_a_schema_1_file_gains_the_heading_column_and_still_searches(tmp_path, b
             doc_type, date, vector FROM chunks;
         DROP TABLE chunks; ALTER TABLE chunks_v1 RENAME TO chunks;
         UPDATE meta SET value = '1' WHERE key = 'schema_version';
-    """)
-    with SqliteStore(path) as s:
-        assert s.get_meta("schema_version") == str(SCHEMA_VERSION)
+    """) as s:
         assert [h.chunk_id for h in s.vector(r[0].vector, 3)] == ["d#0"]
         assert s.vector(r[0].vector, 3, field="heading") == []
         r[0].heading_vector = build.unit(4)
@@ -41,13 +43,11 @@ def test_a_schema_2_file_gains_the_aligned_columns(tmp_path, build):
     import numpy as np
 
     path, d, r = tmp_path / "old.chaja", *build.make_doc("d", "제목", ["본문"], headings=[("개요",)])
-    as_older_schema(path, d, r, """
+    with reopened_from_older_schema(path, d, r, """
         ALTER TABLE chunks DROP COLUMN aligned_vector;
         ALTER TABLE chunks DROP COLUMN aligned_heading_vector;
         UPDATE meta SET value = '2' WHERE key = 'schema_version';
-    """)
-    with SqliteStore(path) as s:
-        assert s.get_meta("schema_version") == str(SCHEMA_VERSION)
+    """) as s:
         assert [h.chunk_id for h in s.vector(r[0].vector, 3)] == ["d#0"]
         assert s.vector(np.ones(12, np.float32), 3, field="aligned") == []
         r[0].aligned_vector = np.eye(12, dtype=np.float32)[3]
@@ -61,13 +61,11 @@ def test_a_schema_4_file_gains_the_location_column(tmp_path, build):
     from chaja.documents import Location
 
     path, d, r = tmp_path / "old.chaja", *build.make_doc("d", "제목", ["본문"])
-    as_older_schema(path, d, r, """
+    with reopened_from_older_schema(path, d, r, """
         ALTER TABLE chunks DROP COLUMN location;
         ALTER TABLE staged_chunks DROP COLUMN location;
         UPDATE meta SET value = '4' WHERE key = 'schema_version';
-    """)
-    with SqliteStore(path) as s:
-        assert s.get_meta("schema_version") == str(SCHEMA_VERSION)
+    """) as s:
         assert s.chunks(["d#0"])["d#0"].location is None
         assert [h.chunk_id for h in s.vector(r[0].vector, 3)] == ["d#0"]
         r[0].chunk.location = Location("page", 7, 7)

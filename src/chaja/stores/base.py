@@ -8,6 +8,7 @@ a store must treat each term as a literal, so no user input can form query synta
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from typing import ContextManager, Protocol, runtime_checkable
 
 import numpy as np
@@ -18,6 +19,20 @@ from chaja.filters import Filters
 
 #: every vector field a store may hold: e5 chunk and section-name vectors, aligned ones
 VECTOR_FIELDS = ("chunk", "heading", "aligned", "aligned_heading")
+
+
+def allowed_rows(cache: dict, key: tuple, read: Callable[[], list]) -> np.ndarray:
+    """``cache[key]``: the rows a filter lets through (``read()``: one-column rows,
+    ascending) as an int64 array, read once and kept until the key changes; the cache
+    is emptied once it holds more than 32."""
+    got = cache.get(key)
+    if got is None:
+        rows = read()
+        got = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        if len(cache) > 32:
+            cache.clear()
+        cache[key] = got
+    return got
 
 
 def sample_order(chunk_id: str) -> str:

@@ -22,10 +22,8 @@ beside the store, ``<store>-keywords``, kept in step by a change log), which giv
 BM25 scores without scoring every matching row; FTS5 stays the source it is built from
 and answers queries whose terms FTS5 reads as phrases (``keyword_engine="fts5"`` always).
 
-Schema 2 added the heading-vector column, schema 3 the two aligned-vector
-columns, schema 4 the keyword change log and the store's random ``store_id``, schema 5
-each chunk's ``location`` in its file (``page:3:4``: :meth:`chaja.documents.Location.encode`);
-an older file gains them when opened, and searches as before.
+An older file is brought up to date when opened, and searches as before
+(:mod:`chaja.stores.sqlite_schema` keeps the schema's history).
 """
 from __future__ import annotations
 

@@ -76,14 +76,12 @@ class Compaction:
         if kept is None and on_file is not None:
             kept = on_file[:3], on_file[3]
         (mat, ids, langs), rowids = kept or self._read_matrix(column, self._dim(field))
-        vectors_file = sqlite_vectors.path_of(self.path, field)
-        if on_file is not None:
-            pass                    # the file is current: nothing to write
-        elif mat.shape[0] >= sqlite_vectors.FILE_THRESHOLD:
-            sqlite_vectors.write(self.path, field, mat, ids, langs, rowids, seq=seq,
-                                 store_id=self._keywords.store_id)
-        elif vectors_file.exists():
-            vectors_file.unlink()
+        if on_file is None:         # (a current file is not written again)
+            if mat.shape[0] >= sqlite_vectors.FILE_THRESHOLD:
+                sqlite_vectors.write(self.path, field, mat, ids, langs, rowids, seq=seq,
+                                     store_id=self._keywords.store_id)
+            else:
+                sqlite_vectors.path_of(self.path, field).unlink(missing_ok=True)
         return (mat, ids, langs), rowids, kept is not None
 
     def _field_graph(self, field: str, seq: int, mat: np.ndarray, rowids: np.ndarray, *, held: bool,

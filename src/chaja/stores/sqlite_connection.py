@@ -110,9 +110,6 @@ class SqliteConnection:
             raise StoreError(f"cannot write {self.path}: {self.read_only}; it was opened read-only, for "
                              "searching. Nothing was written")
 
-    def _rollback(self, cause: BaseException) -> None:
-        sqlite_errors.rollback(self._db, cause)
-
     @contextmanager
     def _writing(self) -> Iterator[sqlite3.Cursor]:
         """One write transaction under this object's lock: committed when the block
@@ -128,7 +125,7 @@ class SqliteConnection:
                     yield cur
                     cur.execute("COMMIT")
             except BaseException as exc:
-                self._rollback(exc)
+                sqlite_errors.rollback(self._db, exc)
                 raise
 
     def get_meta(self, key: str) -> str | None:

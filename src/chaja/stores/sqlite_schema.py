@@ -2,7 +2,8 @@
 
 Schema 2 added the heading-vector column, schema 3 the two aligned-vector columns,
 schema 4 the keyword change log and the store's random ``store_id``, schema 5 each
-chunk's ``location`` in its file; :func:`migrate` adds the columns an older file lacks.
+chunk's ``location`` in its file (``page:3:4``: :meth:`chaja.documents.Location.encode`);
+:func:`migrate` adds the columns an older file lacks.
 """
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ import numpy as np
 from chaja.documents import Hit
 from chaja.filters import Filters
 from chaja.stores import side_by_side, sqlite_ann, sqlite_vectors
-from chaja.stores.base import StoreError
+from chaja.stores.base import StoreError, allowed_rows
 from chaja.stores.bm25_segments import SegmentedBM25
 from chaja.stores.sqlite_matrices import positions
 
@@ -127,18 +127,12 @@ class CandidateSearch:
     def allowed_rowids(self, where: Filters) -> np.ndarray:
         """Sorted rowids of the chunks that pass ``where`` (kept until the next write)."""
         self._fresh()
-        key = (where, self._keywords.seq)
-        got = self._allowed.get(key)
-        if got is None:
+        def read() -> list:
             args: list = []
             conds = self._filter_sql(where, args)
-            rows = self._db.execute("SELECT rowid FROM chunks WHERE " + " AND ".join(conds) + " ORDER BY rowid",
+            return self._db.execute("SELECT rowid FROM chunks WHERE " + " AND ".join(conds) + " ORDER BY rowid",
                                     args).fetchall()
-            got = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-            if len(self._allowed) > 32:
-                self._allowed.clear()
-            self._allowed[key] = got
-        return got
+        return allowed_rows(self._allowed, (where, self._keywords.seq), read)
 
     def vector(self, query: np.ndarray, n: int, *, lang: str | None = None, field: str = "chunk",
                where: Filters | None = None) -> list[Hit]:
@@ -164,8 +158,8 @@ class CandidateSearch:
     def _vector_job(self, query: np.ndarray, n: int, lang: str | None, field: str,
                     where: Filters | None) -> tuple[Callable[[], list[Hit]], bool]:
         """Read what a vector search needs from the store now (in this thread), and return
-        the search itself, which only computes on those arrays, and whether it walks a graph."""
-        self._fresh()
+        the search itself, which only computes on those arrays, and whether it walks a graph.
+        (``allowed_rowids`` and ``_vectors`` bring the store up to date first.)"""
         allow = self.allowed_rowids(where) if where else None
         mat, ids, langs = self._vectors(field)
         if n <= 0 or mat.shape[0] == 0:

@@ -24,6 +24,17 @@ def assert_same_as_sql(a: PostgresStore, ref: PostgresStore) -> None:
     assert_same_lists(a, ref, settings=SETTINGS, rel=1e-6)
 
 
+def written(stores, seed: int, n: int) -> random.Random:
+    """``n`` documents (``d0``…) written by the writer from ``random.Random(seed)``, the
+    reader then level with the SQL engine; the generator, to go on with."""
+    writer, reader, ref, _ = stores
+    rng = random.Random(seed)
+    for i in range(n):
+        writer.put_document(*make(f"d{i}", rng))
+    assert_same_as_sql(reader, ref)
+    return rng
+
+
 @pytest.fixture
 def stores(pg_dsn, pg_schema, tmp_path):
     cache = tmp_path / "cache"
@@ -37,10 +48,7 @@ def stores(pg_dsn, pg_schema, tmp_path):
 
 def test_scores_equal_the_sql_engine_through_another_writers_adds_replacements_and_deletes(stores):
     writer, reader, ref, _ = stores
-    rng = random.Random(7)
-    for i in range(40):
-        writer.put_document(*make(f"d{i}", rng))
-    assert_same_as_sql(reader, ref)
+    rng = written(stores, 7, 40)
     for _ in range(4):
         for i in rng.sample(range(60), 8):       # new documents and replacements
             writer.put_document(*make(f"d{i}", rng, chunks=rng.randint(1, 3)))
@@ -51,11 +59,8 @@ def test_scores_equal_the_sql_engine_through_another_writers_adds_replacements_a
 
 
 def test_a_new_reader_maps_the_cache_and_applies_only_the_log_after_it(stores, pg_dsn, pg_schema):
-    writer, reader, ref, cache = stores
-    rng = random.Random(3)
-    for i in range(30):
-        writer.put_document(*make(f"d{i}", rng))
-    assert_same_as_sql(reader, ref)
+    writer, _, ref, cache = stores
+    rng = written(stores, 3, 30)
     files = list(cache.glob("*.keywords"))
     assert len(files) == 1 and files[0].stem == writer.get_meta("store_id")
     for i in range(5):
@@ -68,11 +73,8 @@ def test_a_new_reader_maps_the_cache_and_applies_only_the_log_after_it(stores, p
 
 
 def test_a_damaged_or_foreign_cache_is_rebuilt(stores, pg_dsn, pg_schema):
-    writer, reader, ref, cache = stores
-    rng = random.Random(5)
-    for i in range(20):
-        writer.put_document(*make(f"d{i}", rng))
-    assert_same_as_sql(reader, ref)
+    _, _, ref, cache = stores
+    written(stores, 5, 20)
     path = next(cache.glob("*.keywords"))
     path.write_bytes(path.read_bytes()[:100])          # truncated
     with PostgresStore(pg_dsn, schema=pg_schema, keyword_cache=cache) as damaged:
@@ -128,10 +130,7 @@ def test_the_small_segments_merge_once_they_are_many(stores, monkeypatch):
 
     monkeypatch.setattr(keywords, "MERGE_MIN_ROWS", 4)
     writer, reader, ref, _ = stores
-    rng = random.Random(17)
-    for i in range(10):
-        writer.put_document(*make(f"d{i}", rng))
-    assert_same_as_sql(reader, ref)
+    rng = written(stores, 17, 10)
     for i in range(10, 16):
         writer.put_document(*make(f"d{i}", rng))
         assert_same_as_sql(reader, ref)
@@ -219,10 +218,7 @@ def test_compaction_prunes_the_log_and_readers_behind_it_start_afresh(stores, pg
     from chaja.stores.postgres import keywords
     monkeypatch.setattr(keywords, "LOG_KEEP_MIN", 10)
     writer, reader, ref, cache = stores
-    rng = random.Random(11)
-    for i in range(12):
-        writer.put_document(*make(f"d{i}", rng))
-    assert_same_as_sql(reader, ref)                 # the reader is at the log's current end
+    rng = written(stores, 11, 12)                 # the reader is at the log's current end
     behind = reader._keywords.seq
     (saved,) = cache.glob("*.keywords")
     stale = saved.read_bytes()                        # the cache as of the reader's entry

@@ -18,9 +18,7 @@ Vectors live in a pgvector ``vector(dim)`` column with an HNSW index
 (``vector_cosine_ops``); scores are cosine similarity, ``1 - (a <=> b)``. The
 dimension is fixed by the first chunk written (or by ``dim=`` on a new store).
 
-The schema is created and migrated by chaja: ``schema_version`` records each
-applied step of :data:`MIGRATIONS`, each step runs in its own transaction under an
-advisory lock, so two processes opening a new database at once do not race.
+The schema is created and migrated by chaja (:mod:`.migrations`).
 
 One store object holds one connection and serialises its own calls with a lock;
 give each thread or process its own object for parallel reads. Readers never

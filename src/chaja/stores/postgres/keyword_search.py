@@ -16,6 +16,7 @@ import numpy as np
 
 from chaja.documents import Hit
 from chaja.filters import Filters
+from chaja.stores.base import allowed_rows
 from chaja.stores.bm25_segments import SegmentedBM25
 from chaja.stores.postgres.values import clean, filter_sql
 
@@ -132,18 +133,12 @@ def keyword_postings(store, tokens: list[str], n: int, *, title_weight: float, h
 
 def allowed_seqs(store, where: Filters) -> np.ndarray:
     """Sorted ``seq`` of the chunks that pass ``where``, kept until the log moves on."""
-    key = (where, store._keywords.seq)
-    got = store._allowed.get(key)
-    if got is None:
+    def read() -> list:
         params: dict = {}
         cond = filter_sql(where, params)
-        rows = store.conn.execute(store._q("SELECT seq FROM {s}.chunks WHERE true" + cond + " ORDER BY seq"),
+        return store.conn.execute(store._q("SELECT seq FROM {s}.chunks WHERE true" + cond + " ORDER BY seq"),
                                   params).fetchall()
-        got = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        if len(store._allowed) > 32:
-            store._allowed.clear()
-        store._allowed[key] = got
-    return got
+    return allowed_rows(store._allowed, (where, store._keywords.seq), read)
 
 
 def matched_terms(store, terms: list[str], ids: list[str]) -> dict[str, set[str]]:
