@@ -79,10 +79,6 @@ class LoadReport:
 ReadProgress = Callable[[str, int, int], None]
 
 
-#: ``progress(path, done, total)``: how many pages (slides, sheets) of ``path`` are read
-ReadProgress = Callable[[str, int, int], None]
-
-
 def _note(path: Path, note: str) -> str:
     """A reader's note with its file: ``a.jsonl:3: …`` for a line's note (``:3: …``), else ``a.pdf: …``."""
     return f"{path}{note}" if note.startswith(":") else f"{path}: {note}"

@@ -35,6 +35,18 @@ def shared_file(name: str) -> Path:
     return path
 
 
+def read_error(reader, path: Path) -> str:
+    """The :class:`ReadError` message ``reader`` (a reader module) refuses ``path`` with,
+    checked to be a sentence without the path."""
+    from chaja.readers.base import ReadContext, ReadError
+
+    with pytest.raises(ReadError) as caught:
+        list(reader.read(ReadContext(path, "x")))
+    message = str(caught.value)
+    assert message[0].islower() and len(message.split()) >= 4, f"not a sentence: {message!r}"
+    return message
+
+
 def where(doc, phrase: str) -> tuple[tuple[str, ...], Location]:
     """The heading path and location of the one place ``phrase`` occurs in ``doc``."""
     found = [(s, s.text.index(phrase)) for s in doc.sections if phrase in s.text]

@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 from chaja.documents import Location
-from chaja.readers.headings import Block, block_sections, document_title, numbered_heading_level
+from chaja.readers.headings import Block, block_sections, document_title
+from chaja.readers.numbering import numbered_heading_level
 
 
 @pytest.mark.parametrize("line, level", [

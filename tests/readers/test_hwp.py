@@ -163,7 +163,7 @@ def test_outline_paragraph_shapes_make_headings():
               + rec(hwp_records.TAG_PARA_SHAPE, 1, struct.pack("<I", 1 << 23) + bytes(50))        # 1: 개요 1
               + rec(hwp_records.TAG_PARA_SHAPE, 1, struct.pack("<I", 1 << 23 | 2 << 25) + bytes(50))  # 2: 개요 3
               + rec(hwp_records.TAG_PARA_SHAPE, 1, struct.pack("<I", 2 << 23) + bytes(50)))       # 3: 번호, no heading
-    outline = hwp_file._outline_shapes(rec(16, 0, bytes(26)) + shapes)
+    outline = hwp_file.outline_shapes(rec(16, 0, bytes(26)) + shapes)
     assert outline == {1: 1, 2: 3}
     section = (para(0, text("사업 개요"), shape=1) + para(0, text("1. 번호 붙은 본문"), shape=3)
                + para(0, text("세부 사항"), shape=2) + para(0, text("내용이다."), shape=0))

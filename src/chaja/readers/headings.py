@@ -13,8 +13,6 @@ from chaja.readers.base import located_section
 from chaja.readers.contents import is_contents_line
 from chaja.readers.numbering import LETTER, ORDER, ROMAN, SENTENCE_END, numbered_heading_level
 
-__all__ = ["Block", "block_sections", "numbered_heading_level", "numbered_levels"]
-
 #: longest paragraph an outline (개요) paragraph shape makes a heading; longer ones are
 #: body text numbered by the outline
 MAX_OUTLINE_CHARS = 100

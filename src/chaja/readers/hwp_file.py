@@ -215,7 +215,7 @@ def _doc_info_outline(streams: _Streams, notes: list[str]) -> dict[int, int]:
     """DocInfo's outline paragraph shapes; a damaged DocInfo is noted and read around
     (the body can be read without the paragraph shapes), but not a zip bomb."""
     try:
-        return _outline_shapes(streams.read(["DocInfo"])) if streams.ole.exists("DocInfo") else {}
+        return outline_shapes(streams.read(["DocInfo"])) if streams.ole.exists("DocInfo") else {}
     except ReadError as e:
         if "zip bomb" in str(e):
             raise
@@ -223,7 +223,7 @@ def _doc_info_outline(streams: _Streams, notes: list[str]) -> dict[int, int]:
         return {}
 
 
-def _outline_shapes(doc_info: bytes) -> dict[int, int]:
+def outline_shapes(doc_info: bytes) -> dict[int, int]:
     """Paragraph shape id → outline level (1-7) for DocInfo's 개요 paragraph shapes."""
     out: dict[int, int] = {}
     shape = 0

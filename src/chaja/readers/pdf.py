@@ -35,7 +35,8 @@ from chaja.readers.fields import meaningful_title
 from chaja.readers.pdf_layout import Line, ocr_lines, page_lines
 from chaja.readers.pdf_segments import PageChars, char_code
 from chaja.language import detect_language
-from chaja.readers.headings import Block, block_sections, numbered_heading_level
+from chaja.readers.headings import Block, block_sections
+from chaja.readers.numbering import numbered_heading_level
 from chaja.readers.pdf_lines import document_words, drop_contents_lines, drop_running_lines, join_lines
 
 # PDFium is not thread-safe: one PDF is read at a time in a process

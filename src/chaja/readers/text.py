@@ -1,10 +1,11 @@
 """Plain text → a document whose sections follow the text's own headings.
 
 The first line is the title when it is short (at most 100 characters) and more
-text follows. A heading is a short line standing alone as a paragraph with a
-paragraph after it (no sentence end: "How to descale your machine"), or a line
-that opens with the numbering of Korean official documents ("1.", "가.", "제1조",
-"Ⅰ.": :func:`chaja.readers.headings.numbered_heading_level`). The paragraphs under
+text follows. A heading is a short line (eight words at most, no sentence end:
+"How to descale your machine") standing alone as a paragraph before body text, or
+a line that opens with the numbering of Korean official documents ("1.", "가.",
+"제1조", "Ⅰ.": :func:`chaja.readers.numbering.numbered_heading_level`) and is not one
+of a run of numbered items in sequence (a list). The paragraphs under
 one heading form one section, so the chunker packs them together and a title line
 stays with the paragraph it names. Each paragraph is marked with its number.
 A text file whose lines are tab-separated columns is read as a table, a row a line.
@@ -19,7 +20,8 @@ from chaja.documents import Document, Section
 from chaja.readers.base import ReadContext
 from chaja.readers.contents import is_contents_line
 from chaja.readers.encoding import decode
-from chaja.readers.headings import Block, block_sections, numbered_heading_level, numbered_levels
+from chaja.readers.headings import Block, block_sections, numbered_levels
+from chaja.readers.numbering import numbered_heading_level
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v]*\n")
 #: longest line that can be a heading, and the marks that end a sentence (no heading ends so)
