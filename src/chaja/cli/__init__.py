@@ -19,18 +19,8 @@ assembles the parser and runs a command (``main``).
 """
 from __future__ import annotations
 
-from chaja.cli.app import EX_TEMPFAIL, INTERRUPTED, build_parser, main, store_failure
-from chaja.cli.common import load_config, open_existing, open_index
-from chaja.cli.config import cmd_config
-from chaja.cli.hub import cmd_serve
-from chaja.cli.index import INDEX_SCHEMA, cmd_index, index_json, print_index_report
-from chaja.cli.output import STATS_SCHEMA, delete_each, print_stats, report_loading, terminal_safe, unsupported
-from chaja.cli.search import SEARCH_SCHEMA, cmd_search, result_json, why_line
-from chaja.cli.store import cmd_check, cmd_delete, cmd_optimize, cmd_stats
+from chaja.cli.app import EX_TEMPFAIL, main
+from chaja.cli.output import print_stats
+from chaja.cli.search import SEARCH_SCHEMA
 
-__all__ = [
-    "EX_TEMPFAIL", "INDEX_SCHEMA", "INTERRUPTED", "SEARCH_SCHEMA", "STATS_SCHEMA", "build_parser", "cmd_check",
-    "cmd_config", "cmd_delete", "cmd_index", "cmd_optimize", "cmd_search", "cmd_serve", "cmd_stats",
-    "delete_each", "index_json", "load_config", "main", "open_existing", "open_index", "print_index_report",
-    "print_stats", "report_loading", "result_json", "store_failure", "terminal_safe", "unsupported", "why_line",
-]
+__all__ = ["EX_TEMPFAIL", "SEARCH_SCHEMA", "main", "print_stats"]

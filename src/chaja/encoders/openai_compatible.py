@@ -35,7 +35,6 @@ from chaja.encoders.base import l2_normalize
 from chaja.http_json import Refused, Unreachable, post_json
 
 
-
 class EmbeddingServerError(RuntimeError):
     """The embeddings server cannot be reached or refused a request."""
 

@@ -24,7 +24,7 @@ from starlette.convertors import Convertor, register_url_convertor
 from chaja.documents import Document, Location, Section
 from chaja.hub import writer
 from chaja.hub.dependencies import CanWrite, CurrentHub, read, write
-from chaja.hub.errors import BODY, declared
+from chaja.hub.errors import BODY, at_most, declared
 from chaja.hub.models import DocumentsIn, PruneIn
 from chaja.hub.state import Hub
 from chaja.loaders import assign_language
@@ -86,9 +86,7 @@ def _shown(info, may_write: bool) -> dict:
                                                            "over hub.max_batch"),
              summary="index a batch of documents (replacing those with the same id)")
 def add_documents(body: DocumentsIn, hub: CurrentHub) -> dict:
-    limit = hub.config.hub.max_batch
-    if len(body.documents) > limit:
-        raise HTTPException(413, f"{len(body.documents)} documents in one request; the limit is {limit}")
+    at_most(len(body.documents), hub.config.hub.max_batch, "documents", "hub.max_batch")
     docs, seen = [], set()
     for i, rec in enumerate(body.documents):
         content = rec.text if rec.text is not None else json.dumps(

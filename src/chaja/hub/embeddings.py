@@ -10,7 +10,7 @@ from fastapi import APIRouter, HTTPException
 
 from chaja.encoders.base import model_of
 from chaja.hub.dependencies import CurrentHub, read
-from chaja.hub.errors import BODY, declared
+from chaja.hub.errors import BODY, at_most, declared
 from chaja.hub.models import EmbeddingsIn
 
 router = APIRouter(tags=["embeddings"])
@@ -24,9 +24,7 @@ def embeddings(body: EmbeddingsIn, hub: CurrentHub) -> dict:
     texts = [body.input] if isinstance(body.input, str) else body.input
     if not texts:
         raise HTTPException(422, "input is empty")
-    limit = hub.config.hub.max_inputs
-    if len(texts) > limit:
-        raise HTTPException(413, f"{len(texts)} inputs in one request; the limit is {limit}")
+    at_most(len(texts), hub.config.hub.max_inputs, "inputs", "hub.max_inputs")
     hub.require_ready()
     enc = hub.encoder
     served = {enc.name, model_of(enc.name), "chaja"}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, HTTPException, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -42,6 +42,12 @@ def declared(*codes: int, **said: str) -> dict:
     (``said``, as ``e404="..."``, overrides the usual words)."""
     return {code: {"model": Invalid if code == 422 else Error, "description": said.get(f"e{code}", SAID[code])}
             for code in sorted(set(codes))}
+
+
+def at_most(count: int, limit: int, what: str, setting: str) -> None:
+    """413 when a request holds more than ``limit`` ``what`` (the limit ``setting`` sets)."""
+    if count > limit:
+        raise HTTPException(413, f"{count} {what} in one request; the limit is {limit} ({setting})")
 
 
 async def invalid(request: Request, exc: RequestValidationError):

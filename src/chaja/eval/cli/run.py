@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from chaja.eval.cli.common import run_config
+from chaja.cli.common import load_config
 
 RUN_OPTIONS = ("store", "questions", "out")
 
@@ -65,7 +65,7 @@ def cmd_run(args: argparse.Namespace, open_index: Callable) -> int:
     questions = read_questions(args.questions)
     if args.limit:
         questions = questions[: args.limit]
-    cfg = run_config(args)
+    cfg = load_config(args)
     depth = getattr(args, "depth", None) or CHUNK_DEPTH
     if depth < 1:
         raise ValueError(f"--depth must be at least 1, not {depth}")

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from chaja.eval.cli.common import run_config
+from chaja.cli.common import load_config
 
 
 def add_sweep_command(sub, open_index: Callable[[str, Any], Any]) -> None:
@@ -53,7 +53,7 @@ def cmd_sweep(args: argparse.Namespace, open_index: Callable) -> int:
     only = [k for k in (args.only or "").split(",") if k.strip()] or None
     settings = select_settings(only, args.values)
     specs = [parse_variant(v) for v in args.variant or []]
-    cfg = run_config(args)
+    cfg = load_config(args)
     with contextlib.ExitStack() as stack:
         def opened(store: str) -> Any:
             idx = open_index(store, cfg)
