@@ -8,6 +8,8 @@ document committed before the compaction, answers vector searches as exact searc
 does, and the next compaction finishes with no graph left deferred."""
 from __future__ import annotations
 
+import json
+
 import random
 import signal
 import subprocess
@@ -18,7 +20,7 @@ import time
 import numpy as np
 import pytest
 
-from chaja.stores import sqlite_ann
+from chaja.stores import sqlite_ann, sqlite_vectors
 from chaja.stores.sqlite import SqliteStore
 
 pytestmark = [pytest.mark.slow,
@@ -130,5 +132,11 @@ def test_a_compaction_stopped_in_a_step_leaves_the_store_whole(base, step, full,
         assert s.compact(force=True)
         assert s.deferred_graphs() == []
         assert searches_as_exact_search_does(s) >= 0.97
+        # every vector once: in the one file its field's record names, none left in rows or strays
+        records = [s.get_meta(sqlite_vectors.record_key(f)) for f in ("chunk", "heading", "aligned", "aligned_heading")]
+        recorded = {json.loads(r)["file"] for r in records if r}
+        assert recorded
+        assert {p.name for p in sqlite_vectors.files_of(base)} == recorded
+        assert s._db.execute("SELECT count(*) FROM chunks WHERE length(vector) > 0").fetchone() == (0,)
     with SqliteStore(base, ann_threshold=THRESHOLD) as s:  # and another process sees it so
         assert s.check() == [] and s.deferred_graphs() == [] and searches_as_exact_search_does(s) >= 0.97

@@ -1,39 +1,65 @@
-"""Vector files beside the SQLite store: mapped instead of read from the rows, equal to
-what the rows hold through writes made after them, and never used when they do not
-match the store."""
+"""Vector files beside the SQLite store: the one copy of the vectors they hold (the rows'
+blobs emptied), mapped instead of read, equal to what the store was given through writes
+made after them, and a missing or foreign file said, never read as vectors."""
 from __future__ import annotations
+
+import json
+import sqlite3
 
 import numpy as np
 import pytest
 
 from chaja.documents import Chunk, ChunkRecord, Document, Section
 from chaja.stores import sqlite_vectors
+from chaja.stores.base import StoreError
 from chaja.stores.sqlite import VECTOR_FIELDS, SqliteStore
 
 DIM = 8
 
 
+def _made(seed: int, i: int, did: str) -> ChunkRecord:
+    """Document ``i`` of :func:`docs` with ``seed``: its vectors drawn from the seed and ``i``."""
+    v = np.random.default_rng([seed, i]).standard_normal(DIM).astype(np.float32)
+    v /= np.linalg.norm(v)
+    lang, text = ("ko", "en")[i % 2], f"본문 {seed} {i}"
+    c = Chunk(id=f"{did}#0", doc_id=did, ordinal=0, title=did, heading_path=("절",) if i % 3 else (),
+              text=text, lang=lang)
+    return ChunkRecord(c, [did], [], ["본문"], v, v[::-1].copy() if i % 3 else None)
+
+
 def docs(n: int, seed: int, prefix: str = "d"):
-    rng = np.random.default_rng(seed)
     out = []
     for i in range(n):
-        v = rng.standard_normal(DIM).astype(np.float32)
-        v /= np.linalg.norm(v)
-        did, lang = f"{prefix}{i}", ("ko", "en")[i % 2]
-        c = Chunk(id=f"{did}#0", doc_id=did, ordinal=0, title=did, heading_path=("절",) if i % 3 else (),
-                  text="본문", lang=lang)
-        out.append((Document(id=did, title=did, sections=[Section(c.heading_path, "본문")], lang=lang),
-                    [ChunkRecord(c, [did], [], ["본문"], v, v[::-1].copy() if i % 3 else None)]))
+        r = _made(seed, i, f"{prefix}{i}")
+        c = r.chunk
+        out.append((Document(id=c.doc_id, title=c.doc_id, sections=[Section(c.heading_path, c.text)], lang=c.lang),
+                    [r]))
+    return out
+
+
+def given(store: SqliteStore) -> dict[str, dict[str, tuple]]:
+    """field → chunk id → (vector, language, rowid) the store was given, rebuilt from the
+    documents' seeds: each chunk's text names its seed and position (see :func:`docs`)."""
+    out: dict[str, dict[str, tuple]] = {"chunk": {}, "heading": {}}
+    for rowid, cid, lang, text in store._db.execute("SELECT rowid, id, lang, text FROM chunks"):
+        seed, i = map(int, text.split()[1:])
+        chunk = _made(seed, i, cid.split("#")[0])
+        out["chunk"][cid] = (chunk.vector, lang, rowid)
+        if chunk.heading_vector is not None:
+            out["heading"][cid] = (chunk.heading_vector, lang, rowid)
     return out
 
 
 def assert_matches_rows(store: SqliteStore) -> None:
-    """What the store searches equals what its rows hold (the two fields these documents fill)."""
-    for field in ("chunk", "heading"):
-        (want, want_ids, want_langs), want_rowids = SqliteStore._read_matrix(store, VECTOR_FIELDS[field], DIM)
+    """What the store searches equals what it was given (the two fields these documents
+    fill), rows in rowid order."""
+    for field, want in given(store).items():
         mat, ids, langs = store._vectors(field)
-        assert np.array_equal(mat, want) and list(ids) == list(want_ids)
-        assert list(langs) == list(want_langs) and np.array_equal(store._matrix_rowids[field], want_rowids)
+        order = sorted(want, key=lambda c: want[c][2])
+        assert list(ids) == order
+        assert np.array_equal(mat, np.array([want[c][0] for c in order]).reshape(len(order), DIM))
+        assert list(langs) == [want[c][1] for c in order]
+        assert store._matrix_rowids[field].tolist() == [want[c][2] for c in order]
 
 
 @pytest.fixture
@@ -46,9 +72,21 @@ def store(tmp_path, monkeypatch):
     s.close()
 
 
-def test_a_field_above_the_threshold_is_mapped_from_its_file(store):
-    assert sqlite_vectors.path_of(store.path, "chunk").exists()
-    assert sqlite_vectors.path_of(store.path, "heading").exists()        # 200 of 300 have one
+def recorded(store: SqliteStore, field: str):
+    value = store.get_meta(sqlite_vectors.record_key(field))
+    return None if value is None else store.path.with_name(json.loads(value)["file"])
+
+
+def held_in_rows(store: SqliteStore, column: str) -> int:
+    return store._db.execute(f"SELECT count(*) FROM chunks WHERE length({column}) > 0").fetchone()[0]
+
+
+def test_a_field_above_the_threshold_is_kept_once_in_its_file(store):
+    assert recorded(store, "chunk").exists()
+    assert recorded(store, "heading").exists()        # 200 of 300 have one
+    assert held_in_rows(store, "vector") == held_in_rows(store, "heading_vector") == 0
+    assert store._db.execute("SELECT count(*) FROM chunks WHERE heading_vector IS NULL").fetchone()[0] == 100
+    assert sqlite_vectors.files_of(store.path) == sorted([recorded(store, "chunk"), recorded(store, "heading")])
     reader = SqliteStore(store.path)
     try:
         mat = reader._vectors("chunk")[0]
@@ -74,17 +112,24 @@ def test_rows_written_after_the_file_are_read_from_the_store(store):
         reader.close()
 
 
-def test_a_file_of_another_store_or_log_entry_is_not_used(store, tmp_path):
-    path = sqlite_vectors.path_of(store.path, "chunk")
-    mat, ids, langs = store._vectors("chunk")
-    sqlite_vectors.write(store.path, "chunk", np.zeros_like(mat), list(ids), langs, store._matrix_rowids["chunk"],
-                         seq=store._keywords.base_seq, store_id="someone-else")
+@pytest.mark.parametrize("damage", ["missing", "garbage", "another store's"])
+def test_a_recorded_file_that_cannot_be_read_is_said_not_guessed(store, damage):
+    """The recorded file is the one copy: missing, damaged or another store's, a search
+    says so (and how to go on) instead of searching without those vectors."""
+    path = recorded(store, "chunk")
+    if damage == "missing":
+        path.unlink()
+    elif damage == "garbage":
+        path.write_bytes(b"garbage")
+    else:
+        mat, ids, langs = store._vectors("chunk")
+        sqlite_vectors._save(path, "chunk", np.zeros_like(mat), list(ids), langs, store._matrix_rowids["chunk"],
+                             seq=store._keywords.base_seq, store_id="someone-else")
     fresh = SqliteStore(store.path)
     try:
-        assert_matches_rows(fresh)                                          # read from the rows instead
-        path.write_bytes(b"garbage")
-        fresh._matrix = {}
-        assert_matches_rows(fresh)
+        with pytest.raises(StoreError, match=rf"{path.name}.*chaja check --repair"):
+            fresh.vector(np.ones(DIM, np.float32) / DIM ** 0.5, 3)
+        assert fresh._vectors("heading")[0].shape[0] == 200                  # the other field is whole
     finally:
         fresh.close()
 
@@ -134,8 +179,9 @@ def test_mapped_ids_are_taken_by_row_as_they_are_read_one_by_one():
 
 
 def _file(store: SqliteStore, field: str):
-    got = sqlite_vectors.read(store.path, field, seq=store._keywords.base_seq, store_id=store._keywords.store_id)
-    mat, ids, langs, rowids = got
+    got = sqlite_vectors.read_recorded(store.path, field, store.get_meta(sqlite_vectors.record_key(field)),
+                                       store_id=store._keywords.store_id)
+    mat, ids, langs, rowids, _ = got
     return np.array(mat), list(ids), list(langs), np.array(rowids)
 
 
@@ -158,11 +204,11 @@ def test_a_compaction_writes_the_matrices_it_holds_as_the_rows_would(tmp_path, m
     monkeypatch.setattr(s, "_read_matrix", lambda *a: read.append(a[0]) or original(*a))
     assert s.compact(force=True, graphs=False)
     assert ("vector" in read) == write_between
-    for field in ("chunk", "heading"):
-        (want, want_ids, want_langs), want_rowids = original(VECTOR_FIELDS[field], DIM)
+    for field, want in given(s).items():
+        order = sorted(want, key=lambda c: want[c][2])
         mat, ids, langs, rowids = _file(s, field)
-        assert np.array_equal(mat, want) and ids == list(want_ids) and np.array_equal(rowids, want_rowids)
-        assert langs == list(want_langs)
+        assert np.array_equal(mat, np.array([want[c][0] for c in order])) and ids == order
+        assert rowids.tolist() == [want[c][2] for c in order] and langs == [want[c][1] for c in order]
     assert len(_file(s, "chunk")[1]) == 299 + 20 * write_between
     s.close()
 
@@ -209,8 +255,8 @@ def test_a_compaction_with_nothing_new_writes_no_vector_file_again(store):
     """A forced compaction over the rows the files already cover (``chaja optimize`` after a
     bulk load) leaves the files as they are; one after new rows writes them anew."""
     def stamps():
-        return {f: (p.stat().st_ino, p.stat().st_mtime_ns)
-                for f in ("chunk", "heading") for p in [sqlite_vectors.path_of(store.path, f)]}
+        return {f: (p.name, p.stat().st_ino, p.stat().st_mtime_ns)
+                for f in ("chunk", "heading") for p in [recorded(store, f)]}
 
     before = stamps()
     assert store.compact(force=True)
@@ -220,5 +266,42 @@ def test_a_compaction_with_nothing_new_writes_no_vector_file_again(store):
     assert store.compact(force=True)
     after = stamps()
     assert all(after[f] != before[f] for f in after)
+    assert not any(store.path.with_name(name).exists() for name, *_ in before.values())   # replaced: removed
+    assert held_in_rows(store, "vector") == 0
     assert_matches_rows(store)
     assert store._vectors("chunk")[0].shape[0] == 305
+
+
+@pytest.mark.parametrize("incremental", [True, False])
+def test_the_pages_the_vectors_leave_are_given_back(tmp_path, monkeypatch, incremental):
+    """A chunk's four vectors (7 KB) fill overflow pages; a compaction that moves that many
+    bytes into the files rewrites the store (rows that shrank leave their pages part empty),
+    with incremental vacuuming turned on where an older file lacked it."""
+    from chaja.stores import sqlite_space
+
+    monkeypatch.setattr(sqlite_space, "FREE_BYTES", 1 << 20)
+    path = tmp_path / "big.chaja"
+    if not incremental:                      # a file made before stores turned it on
+        sqlite3.connect(path).execute("PRAGMA journal_mode=WAL").close()
+    rng = np.random.default_rng(5)
+    items = []
+    def unit(n):
+        v = rng.standard_normal(n).astype(np.float32)
+        return v / np.linalg.norm(v)
+
+    for i in range(1500):
+        c = Chunk(id=f"b{i}#0", doc_id=f"b{i}", ordinal=0, title="t", heading_path=("절",), text="본문", lang="ko")
+        items.append((Document(id=f"b{i}", title="t", sections=[Section(("절",), "본문")], lang="ko"),
+                      [ChunkRecord(c, ["t"], ["절"], ["본문"], unit(384), unit(384), unit(512), unit(512))]))
+    with SqliteStore(path) as s:
+        s.put_documents(items)
+        s._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        full = path.stat().st_size
+        assert s.compact(force=True)
+        freed = s.reclaim_space()
+        assert freed < 0.05 * full                    # given back already
+        s._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        assert s._db.execute("PRAGMA auto_vacuum").fetchone() == (2,)
+        assert path.stat().st_size < 0.2 * full      # 7 KB of each chunk's ~8 KB were its vectors
+        assert s.vector(items[7][1][0].vector, 1)[0].chunk_id == "b7#0"
+        assert s.check() == []

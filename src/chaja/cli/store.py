@@ -56,6 +56,10 @@ def cmd_optimize(args: argparse.Namespace) -> int:
         tell = None if args.quiet else (lambda step: print(f"  {step} ...", file=sys.stderr, flush=True))
         built = idx.build_graphs(progress=tell)
         left = idx.deferred_graphs()
+        reclaim = getattr(idx.store, "reclaim_space", None)
+        freed = reclaim() if reclaim is not None else 0
+    if freed:
+        print(f"gave back {freed / 1e6:,.1f} MB of free pages (vectors now kept once, in the files beside the store)")
     if built:
         print(f"vector graphs built: {', '.join(built)} ({time.perf_counter() - started:.1f} s)")
     else:

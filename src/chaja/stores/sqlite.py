@@ -84,7 +84,9 @@ class SqliteStore(SqliteConnection, DocumentWrites, CandidateSearch, ChunkReads,
         self._matrix_seq = -1
         self._matrix_base: int | None = None   # the keyword file's log entry when the matrices were read
         self._allowed: dict[tuple, np.ndarray] = {}   # (filters, log seq) → sorted rowids that pass
-        self._base_ids: dict[str, tuple[int, np.ndarray]] = {}   # field → (file's log entry, its chunk ids)
+        self._base_ids: dict[str, tuple] = {}   # field → (a file's mapped ids, those ids decoded)
+        self._vector_files_done: list[str] = []   # records of the vector files the running compaction wrote
+        self._vector_bytes_moved = 0             # ... and the bytes of the blobs it emptied
         self._rows: dict[str, dict[str, int]] = {}
         self._graphs: dict[str, tuple[str | None, sqlite_ann.Graph | None]] = {}   # field → (its meta, graph)
         self._graphs_seq: int | None = -1

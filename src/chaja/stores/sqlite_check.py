@@ -7,7 +7,8 @@
 - every chunk has its keyword row (FTS5 rowid = chunk rowid) and no keyword row is
   left without a chunk;
 - every vector blob has the store's dimension (``dim`` for e5 fields, ``aligned_dim``
-  for the aligned ones).
+  for the aligned ones), and every vector kept in its field's file (an empty blob) is
+  there.
 
 Each fault is one line saying what and where; an empty list means whole.
 
@@ -20,8 +21,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from pathlib import Path
 
-from chaja.stores import sqlite_keywords
+import numpy as np
+
+from chaja.stores import sqlite_keywords, sqlite_vectors
+from chaja.stores.sqlite_schema import VECTOR_FIELDS
 
 #: vector column → the meta key that gives its dimension
 _DIMS = {"vector": "dim", "heading_vector": "dim", "aligned_vector": "aligned_dim",
@@ -36,15 +41,42 @@ _MISCOUNTED = ("SELECT d.id, d.n_chunks, count(c.rowid), min(c.ordinal), max(c.o
 
 def _wrong_dimension(db, limit: int = -1):
     """(column, dimension, chunk id, document id, numbers held) of every vector blob whose
-    size is not the store's dimension for its column (none before a dimension is known)."""
-    meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('dim', 'aligned_dim')"))
+    size is not the store's dimension for its column (none before a dimension is known),
+    and of every row whose vector is in its field's file (an empty blob) where that file
+    cannot be read or lacks the row (numbers held: 0)."""
+    meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('dim', 'aligned_dim', 'store_id')"
+                           " OR key LIKE 'vectors.%'"))
     for column, key in _DIMS.items():
         dim = int(meta.get(key) or 0)
-        if dim:
-            for cid, doc_id, size in db.execute(
-                    f"SELECT id, doc_id, length({column}) FROM chunks WHERE {column} IS NOT NULL"
-                    f" AND length({column}) != ? LIMIT ?", (4 * dim, limit)).fetchall():
-                yield column, dim, cid, doc_id, size // 4
+        if not dim:
+            continue
+        field = {c: f for f, c in VECTOR_FIELDS.items()}[column]
+        filed = meta.get(sqlite_vectors.record_key(field))
+        for cid, doc_id, size in db.execute(
+                f"SELECT id, doc_id, length({column}) FROM chunks WHERE {column} IS NOT NULL"
+                f" AND length({column}) != ? {'AND length(' + column + ') > 0' if filed else ''} LIMIT ?",
+                (4 * dim, limit)).fetchall():
+            yield column, dim, cid, doc_id, size // 4
+        if filed:
+            yield from _missing_from_file(db, column, dim, field, filed, meta.get("store_id") or "", limit)
+
+
+def _missing_from_file(db, column: str, dim: int, field: str, record: str, store_id: str, limit: int):
+    """The rows whose ``column`` vector is in the field's recorded file but which the file
+    does not hold (every such row where the file cannot be read)."""
+    path = Path(db.execute("PRAGMA database_list").fetchone()[2])
+    try:
+        rowids = sqlite_vectors.read_recorded(path, field, record, store_id=store_id)[3]
+    except sqlite_vectors.MissingVectors:
+        rowids = np.zeros(0, np.int64)
+    held = set(rowids.tolist())
+    found = 0
+    for rowid, cid, doc_id in db.execute(f"SELECT rowid, id, doc_id FROM chunks WHERE length({column}) = 0"):
+        if rowid not in held:
+            yield column, dim, cid, doc_id, 0
+            found += 1
+            if found == limit:
+                return
 
 
 def faults(db: sqlite3.Connection, known_schema: int, limit: int = 50) -> list[str]:

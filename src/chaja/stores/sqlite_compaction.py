@@ -4,14 +4,16 @@ file (:mod:`chaja.stores.sqlite_vectors`) and, for a field above the ANN thresho
 graph (:mod:`chaja.stores.sqlite_ann`), updated in place or built anew."""
 from __future__ import annotations
 
+import json
+import sqlite3
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from chaja.language_means import META_KEY as LANGUAGE_MEANS, project_rows_in_place, store_basis
-from chaja.stores import sqlite_ann, sqlite_errors, sqlite_vectors
+from chaja.stores import sqlite_ann, sqlite_errors, sqlite_space, sqlite_vectors
 from chaja.stores.sqlite_matrices import positions
-from chaja.stores.sqlite_schema import VECTOR_FIELDS
+from chaja.stores.sqlite_schema import MOVE_VECTORS, VECTOR_FIELDS
 
 
 class Compaction:
@@ -38,11 +40,35 @@ class Compaction:
 
         self._writable()
         with self._lock, self._sentences():
-            done = self._keywords.compact(
-                force=force, also=vectors_and_graphs, progress=tell,
-                begin=lambda: sqlite_errors.begin_immediate(self._db, self.busy_timeout_s, self.path))
+            self._vector_files_done, self._vector_bytes_moved = [], 0
+            before = {f: self.get_meta(sqlite_vectors.record_key(f)) for f in VECTOR_FIELDS}
+            try:
+                done = self._keywords.compact(
+                    force=force, also=vectors_and_graphs, progress=tell,
+                    begin=lambda: sqlite_errors.begin_immediate(self._db, self.busy_timeout_s, self.path))
+            finally:
+                self._remove_unrecorded(before)
+            if done:
+                try:
+                    sqlite_space.reclaim(self._db, moved=self._vector_bytes_moved)
+                except sqlite3.Error:      # (busy or full: the free pages serve later rows instead)
+                    pass
         self._graphs_seq = -1
         return done
+
+    def _remove_unrecorded(self, before: dict[str, str | None]) -> None:
+        """After a compaction, committed or not: remove the files it wrote that no record
+        names (rolled back), the files the records named before it (replaced), and a
+        schema-5 copy of a field now recorded. Files of a compaction another process runs
+        now are not touched: only names this one wrote or read are."""
+        now = {f: self.get_meta(sqlite_vectors.record_key(f)) for f in VECTOR_FIELDS}
+        named = {json.loads(v)["file"] for v in now.values() if v}
+        candidates = {json.loads(v)["file"] for v in (*before.values(), *self._vector_files_done) if v}
+        for name in candidates - named:
+            self.path.with_name(name).unlink(missing_ok=True)
+        for field, value in now.items():
+            if value:
+                sqlite_vectors.copy_path(self.path, field).unlink(missing_ok=True)
 
     def _vectors_and_graphs(self, seq: int, tell: Callable[[str], None], *, graphs: bool,
                             full_graphs: bool) -> None:
@@ -62,26 +88,36 @@ class Compaction:
             else:
                 self._db.execute("DELETE FROM meta WHERE key = ?", (f"ann.{field}",))
             del mat, ids, langs, rowids
+        self._db.execute("DELETE FROM meta WHERE key = ?", (MOVE_VECTORS,))
 
     def _field_file(self, field: str, column: str, seq: int, in_memory: dict) -> tuple:
-        """((matrix, ids, languages), rowids, held) of one field as of ``seq``, its vector
-        file written where it is not current (removed below the file threshold); ``held``:
-        whether the matrix is one that searches may still hold (not read for this)."""
-        # this transaction's rows: the matrix in memory where it is current, else the
-        # field's file where it covers them, else read from the rows; a file that
-        # covers them is not written again (a compaction with nothing new to fold, as
-        # `chaja optimize` after a bulk load: 92 s of rewriting at 1,000,000 chunks)
-        kept = in_memory.pop(field, None)
-        on_file = self._vector_file(field, seq)
-        if kept is None and on_file is not None:
-            kept = on_file[:3], on_file[3]
+        """((matrix, ids, languages), rowids, held) of one field as of ``seq``, its vectors
+        moved to a new file where rows hold some (:mod:`chaja.stores.sqlite_vectors`);
+        ``held``: whether the matrix is one that searches may still hold (not read for this)."""
+        # the matrix in memory where it is current, else the recorded file with the rows
+        # written since, else read from the rows
+        kept = in_memory.pop(field, None) or self._mapped_matrix(field, column)
         (mat, ids, langs), rowids = kept or self._read_matrix(column, self._dim(field))
-        if on_file is None:         # (a current file is not written again)
-            if mat.shape[0] >= sqlite_vectors.FILE_THRESHOLD:
-                sqlite_vectors.write(self.path, field, mat, ids, langs, rowids, seq=seq,
-                                     store_id=self._keywords.store_id)
-            else:
-                sqlite_vectors.path_of(self.path, field).unlink(missing_ok=True)
+        key, value = sqlite_vectors.record_key(field), self.get_meta(sqlite_vectors.record_key(field))
+        since = None if value is None else json.loads(value)["seq"]
+        if since is not None and not self._db.execute(
+                "SELECT 1 FROM keyword_log WHERE seq > ? LIMIT 1", (since,)).fetchone():
+            # nothing written since the file (`chaja optimize` after a bulk load: 92 s of
+            # rewriting at 1,000,000 chunks saved): the same file covers this entry too
+            if since != seq:
+                self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                                 (key, sqlite_vectors.record(json.loads(value)["file"], seq, mat.shape[0])))
+        elif since is not None or mat.shape[0] >= sqlite_vectors.FILE_THRESHOLD:
+            for path in sqlite_vectors.files_of(self.path, field):      # left by a compaction that crashed
+                if path != sqlite_vectors.copy_path(self.path, field) and (value is None or path.name != json.loads(value)["file"]):
+                    path.unlink(missing_ok=True)
+            self._vector_files_done.append(sqlite_vectors.write(
+                self.path, field, mat, ids, langs, rowids, seq=seq, store_id=self._keywords.store_id))
+            written = ("" if since is None else " AND rowid IN (SELECT row FROM keyword_log WHERE seq > ?)")
+            emptied = self._db.execute(f"UPDATE chunks SET {column} = ? WHERE length({column}) > 0{written}",
+                                       (sqlite_vectors.IN_FILE,) if since is None else (sqlite_vectors.IN_FILE, since))
+            self._vector_bytes_moved += emptied.rowcount * mat.shape[1] * 4
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, self._vector_files_done[-1]))
         return (mat, ids, langs), rowids, kept is not None
 
     def _field_graph(self, field: str, seq: int, mat: np.ndarray, rowids: np.ndarray, *, held: bool,
@@ -115,6 +151,18 @@ class Compaction:
             return {}
         return {field: (m, self._matrix_rowids[field]) for field, m in self._matrix.items()
                 if m[0].shape[1] == self._dim(field)}
+
+    def vectors_to_move(self) -> bool:
+        """Whether the store was written by schema 5 and its vectors wait in the rows for
+        the compaction that moves them into files (:mod:`chaja.stores.sqlite_vectors`)."""
+        return self.get_meta(MOVE_VECTORS) is not None
+
+    def reclaim_space(self) -> int:
+        """Give back the pages compaction freed, rewriting the file where it must
+        (:func:`chaja.stores.sqlite_space.reclaim`); the bytes given back."""
+        self._writable()
+        with self._lock, self._sentences():
+            return sqlite_space.reclaim(self._db, rewrite=True)
 
     def deferred_graphs(self) -> list[str]:
         """The vector fields large enough for a graph (:data:`~chaja.stores.sqlite_ann.ANN_THRESHOLD`)

@@ -45,6 +45,10 @@ class SqliteConnection:
             else:
                 self._db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False,
                                            timeout=self.busy_timeout_s)
+                if self._db.execute("PRAGMA page_count").fetchone()[0] == 0:
+                    # a new file gives pages back as compaction moves vectors out of the
+                    # rows (sqlite_space.reclaim)
+                    self._db.execute("PRAGMA auto_vacuum=INCREMENTAL")
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self._db.execute("PRAGMA foreign_keys=ON")
                 self._db.execute("PRAGMA synchronous=NORMAL")

@@ -2,9 +2,11 @@
 level with what any process has committed.
 
 Each vector field is one float32 matrix (rows in rowid order, with the chunk ids, their
-languages and rowids beside it): mapped from the field's vector file
-(:mod:`chaja.stores.sqlite_vectors`) when one covers the keyword file's log entry, else
-read from the rows. A write any process commits is applied by the rows the change log
+languages and rowids beside it): mapped from the field's recorded vector file
+(:mod:`chaja.stores.sqlite_vectors`, the one copy of the vectors it holds) with the rows
+written since read from SQLite; a field without one (fewer than
+:data:`~chaja.stores.sqlite_vectors.FILE_THRESHOLD` vectors, or a bulk load before its
+first compaction) is read from the rows. A write any process commits is applied by the rows the change log
 touched since (a few rows read, not the whole field); after a compaction they are read
 afresh. A field's HNSW graph (:mod:`chaja.stores.sqlite_ann`) is loaded again when its
 record in meta changes.
@@ -146,8 +148,8 @@ class CachedMatrices:
 
     def _vectors(self, field: str = "chunk") -> tuple[np.ndarray, list[str], np.ndarray]:
         """(matrix, chunk ids, languages) of one vector field, rows in rowid order (the
-        rowids in ``_matrix_rowids``): mapped from the field's file when one is current,
-        else read from the rows; kept until :meth:`_fresh` sees a write."""
+        rowids in ``_matrix_rowids``): mapped from the field's file with the rows written
+        since, else read from the rows; kept until :meth:`_fresh` sees a write."""
         self._fresh()              # every committed write applied
         m = self._matrix.get(field)
         if m is None:
@@ -159,9 +161,10 @@ class CachedMatrices:
                 self._matrix[field], self._matrix_rowids[field] = mapped
             else:
                 # no file yet (a bulk load before its first compaction): every field not in
-                # memory is read in the same pass over the rows, which costs what reading the
-                # last of them alone does (see _read_matrices)
-                wanted = [field] + ([f for f in VECTOR_FIELDS if f != field and f not in self._matrix]
+                # memory and without a file is read in the same pass over the rows, which
+                # costs what reading the last of them alone does (see _read_matrices)
+                wanted = [field] + ([f for f in VECTOR_FIELDS if f != field and f not in self._matrix
+                                     and self.get_meta(sqlite_vectors.record_key(f)) is None]
                                     if self._keywords.base_seq is None else [])
                 read = self._read_matrices({VECTOR_FIELDS[f]: self._dim(f) for f in wanted})
                 for f in wanted:
@@ -170,22 +173,50 @@ class CachedMatrices:
         return m
 
     def _mapped_matrix(self, field: str, column: str):
-        """The field's vector file (:mod:`chaja.stores.sqlite_vectors`) when it covers the
-        postings file's log entry (as of the last :meth:`_fresh`), with the rows written
-        since read from SQLite; None when there is no such file."""
-        kw = self._keywords
-        got = None if kw.base_seq is None else self._vector_file(field, kw.base_seq)
+        """The field's recorded vector file with the rows the change log touched since it
+        read from SQLite, or a schema-5 store's copy where it covers the postings file's log
+        entry (as of the last :meth:`_fresh`); None when the field has neither."""
+        got = self._vector_file(field)
         if got is None:
-            return None
-        mat, ids, langs, rowids = got
-        if not kw.touched:
+            kw = self._keywords
+            got = None if kw.base_seq is None else self._vector_copy(field, kw.base_seq)
+            if got is None:
+                return None
+            touched = sorted(kw.touched)
+        else:
+            touched = [r for (r,) in self._db.execute(
+                "SELECT DISTINCT row FROM keyword_log WHERE seq > ? ORDER BY row", (got[4],))]
+        mat, ids, langs, rowids = got[:4]
+        if not touched:
             return (mat, ids, langs), rowids
-        return self._overlay(field, column, (mat, ids, langs), rowids, sorted(kw.touched))
+        return self._overlay(field, column, (mat, ids, langs), rowids, touched)
 
-    def _vector_file(self, field: str, seq: int):
-        """(matrix, ids, languages, rowids) of the field's vector file when it covers the log
-        entry ``seq`` of this store with the field's dimension, else None."""
-        got = sqlite_vectors.read(self.path, field, seq=seq, store_id=self._keywords.store_id)
+    def _vector_file(self, field: str):
+        """(matrix, ids, languages, rowids, seq) of the field's recorded file, or None where
+        its vectors are in the rows; :class:`StoreError` when the file the store names is
+        missing or damaged (its vectors are nowhere else)."""
+        for attempt in (0, 1):
+            value = self.get_meta(sqlite_vectors.record_key(field))
+            if value is None:
+                return None
+            try:
+                got = sqlite_vectors.read_recorded(self.path, field, value, store_id=self._keywords.store_id)
+            except sqlite_vectors.MissingVectors as exc:
+                if attempt == 0 and not self._db.in_transaction:
+                    continue        # a compaction in another process replaced it just now: read the record again
+                raise StoreError(f"the {field} vectors of {self.path.name} are kept in a file beside it, and {exc}:"
+                                 " restore the file, or run `chaja check --repair` and index those documents"
+                                 " again") from None
+            if got[0].shape[1:] != (self._dim(field),):
+                raise StoreError(f"{self.path.name}: the {field} vector file holds {got[0].shape[1]}-d vectors,"
+                                 f" the store {self._dim(field)}-d")
+            return got
+        return None
+
+    def _vector_copy(self, field: str, seq: int):
+        """(matrix, ids, languages, rowids) of a schema-5 store's copy of the field's vectors
+        when it covers the log entry ``seq`` with the field's dimension, else None."""
+        got = sqlite_vectors.read_copy(self.path, field, seq=seq, store_id=self._keywords.store_id)
         return got if got is not None and got[0].shape[1:] == (self._dim(field),) else None
 
     def _overlay(self, field: str, column: str, matrix: tuple, rowids: np.ndarray, touched: list[int]):
@@ -193,7 +224,7 @@ class CachedMatrices:
         taken out and those of them that still hold a ``column`` vector read back in."""
         mat, ids, langs = matrix
         dim = mat.shape[1]
-        rows = select_in(self._db, f"SELECT rowid, id, lang, {column} FROM chunks WHERE {column} IS NOT NULL"
+        rows = select_in(self._db, f"SELECT rowid, id, lang, {column} FROM chunks WHERE length({column}) > 0"
                                    " AND rowid IN ({marks})", touched)
         keep = ~np.isin(rowids, np.asarray(touched, np.int64))
         new_rowids = np.asarray([r[0] for r in rows], np.int64)
@@ -211,8 +242,8 @@ class CachedMatrices:
             id_array = np.array(ids, dtype=object)
         else:   # the file's ids, decoded once per file
             base = self._base_ids.get(field)
-            if base is None or base[0] != self._keywords.base_seq:
-                base = self._base_ids[field] = (self._keywords.base_seq, np.array(list(ids), dtype=object))
+            if base is None or base[0] is not ids:
+                base = self._base_ids[field] = (ids, np.array(list(ids), dtype=object))
             id_array = base[1]
         all_ids = np.concatenate([id_array[keep], np.array([r[1] for r in rows], dtype=object)])
         all_langs = np.concatenate([langs[keep], np.array([r[2] or "" for r in rows]) if rows else langs[:0]])
@@ -225,7 +256,7 @@ class CachedMatrices:
 
     def _read_matrices(self, columns: dict[str, int]
                        ) -> dict[str, tuple[tuple[np.ndarray, list[str], np.ndarray], np.ndarray]]:
-        """For each vector ``column`` (→ its dimension), all its non-null vectors in rowid
+        """For each vector ``column`` (→ its dimension), all the vectors its rows hold, in rowid
         order, read in batches into one preallocated matrix (memory: the matrices plus one
         batch), with ids, languages, rowids; one pass over the rows for every column.
 
@@ -238,17 +269,18 @@ class CachedMatrices:
         if own:
             self._db.execute("BEGIN")
         try:
-            counts = self._db.execute("SELECT " + ", ".join(f"COUNT({c})" for c in names) + " FROM chunks").fetchone()
+            counts = self._db.execute("SELECT " + ", ".join(f"COUNT(*) FILTER (WHERE length({c}) > 0)" for c in names)
+                                      + " FROM chunks").fetchone()
             mats = {c: np.empty((total, columns[c]), np.float32) for c, total in zip(names, counts)}
             ids: dict[str, list[str]] = {c: [] for c in names}
             langs: dict[str, list[str]] = {c: [] for c in names}
             rowids = {c: np.empty(total, np.int64) for c, total in zip(names, counts)}
             at = dict.fromkeys(names, 0)
             cur = self._db.execute(f"SELECT id, lang, rowid, {', '.join(names)} FROM chunks"
-                                   f" WHERE {' OR '.join(f'{c} IS NOT NULL' for c in names)} ORDER BY rowid")
+                                   f" WHERE {' OR '.join(f'length({c}) > 0' for c in names)} ORDER BY rowid")
             while batch := cur.fetchmany(4096):
                 for k, c in enumerate(names, start=3):
-                    rows = [r for r in batch if r[k] is not None]
+                    rows = [r for r in batch if r[k]]      # (an empty blob: in the field's file)
                     if not rows:
                         continue
                     start, end = at[c], at[c] + len(rows)

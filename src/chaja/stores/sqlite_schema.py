@@ -2,8 +2,11 @@
 
 Schema 2 added the heading-vector column, schema 3 the two aligned-vector columns,
 schema 4 the keyword change log and the store's random ``store_id``, schema 5 each
-chunk's ``location`` in its file (``page:3:4``: :meth:`chaja.documents.Location.encode`);
-:func:`migrate` adds the columns an older file lacks.
+chunk's ``location`` in its file (``page:3:4``: :meth:`chaja.documents.Location.encode`),
+schema 6 vectors kept once: an empty blob in a vector column means the vector is in the
+field's recorded file (:mod:`chaja.stores.sqlite_vectors`; a schema-5 store's vectors
+move there at its next compaction, nothing encoded again). :func:`migrate` adds the
+columns an older file lacks.
 """
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ from pathlib import Path
 
 from chaja.stores import sqlite_errors, sqlite_keywords, sqlite_staging
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -33,6 +36,8 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
 );
 """ + sqlite_keywords.LOG_SCHEMA + sqlite_staging.SCHEMA
 
+#: meta key set on a schema-5 store until a compaction has moved its vectors into files
+MOVE_VECTORS = "vectors.move"
 #: vector field → column
 VECTOR_FIELDS = {"chunk": "vector", "heading": "heading_vector", "aligned": "aligned_vector",
                  "aligned_heading": "aligned_heading_vector"}
@@ -48,6 +53,10 @@ def migrate(db: sqlite3.Connection, busy_timeout_s: float, path: Path) -> None:
                                  ("aligned_heading_vector", "BLOB"), ("location", "TEXT")):
                 if column not in columns:
                     db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+        version = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        if version is not None and int(version[0]) < 6 and db.execute("SELECT 1 FROM chunks LIMIT 1").fetchone():
+            # vectors still in the rows, some with a copy beside: the next compaction moves them
+            db.execute("INSERT OR REPLACE INTO meta VALUES (?, '1')", (MOVE_VECTORS,))
         db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
         db.execute("COMMIT")
     except BaseException as exc:

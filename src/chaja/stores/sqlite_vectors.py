@@ -1,17 +1,32 @@
-"""Vector matrices beside the SQLite store, mapped instead of read.
+"""Vector matrices beside the SQLite store: each vector kept once, mapped instead of read.
 
-Reading a vector field out of SQLite means reading every row's blob (about 0.9 s per
-100,000 384-d vectors here, and the whole matrix in memory per process). For fields of
-at least :data:`FILE_THRESHOLD` vectors, compaction (:meth:`SqliteStore.compact`) also
-writes ``<store>-<field>.vectors``: the float32 matrix in rowid order, the rowids, the
-chunk ids and the language of each row, covering the same change-log entry as the
-postings file. A store maps it (the pages are the operating system's cache, shared
-between processes) and adds the rows written since from SQLite; a file that does not
-cover exactly the postings file's entry, or belongs to another store, is not used.
+For a field of at least :data:`FILE_THRESHOLD` vectors, compaction
+(:meth:`SqliteStore.compact`) writes the field's float32 matrix in rowid order, with the
+rowids, the chunk ids and the language of each row, to a new file
+``<store>-<field>.<seq>-<token>.vectors`` and, in the same transaction, records it in
+the store's meta (``vectors.<field>``: the file's name and the change-log entry ``seq`` it
+covers) and empties the rows' own copies: a row whose blob is empty (:data:`IN_FILE`)
+keeps its vector in the recorded file. The file is the one copy of those vectors; rows
+written since hold theirs in SQLite until the next compaction. A store maps the
+recorded file (the pages are the operating system's cache, shared between processes)
+and applies the rows the change log touched since its ``seq``.
+
+Crash safety: the file is written whole (fsync, rename) under the write lock before the
+transaction that names it commits, so a crash leaves the committed record and its file
+as they were, the rows still holding theirs; a file no record names is removed by the
+next compaction. The file the old record named is removed once the new one commits.
+
+A store written before schema 6 keeps every vector in its rows, and may hold a
+``<store>-<field>.vectors`` file (a copy of them, used only while it covers the keyword
+file's entry: :func:`read_copy`); its next compaction moves the vectors into a recorded
+file and removes the copy, without encoding anything again.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
+import glob
+import json
+import secrets
 from pathlib import Path
 
 import numpy as np
@@ -19,14 +34,27 @@ import numpy as np
 from chaja.stores import array_file
 
 MAGIC = b"CHJVEC\x01\x00"
+#: an empty blob in a vector column: the row's vector is in the field's recorded file
+IN_FILE = b""
 #: a field with at least this many vectors gets a file (the keyword file's own minimum:
 #: below it a store never compacts). With the file, a reader that sees another
 #: process's write reads only the rows written since, not the whole field again.
 FILE_THRESHOLD = 1_000
 
 
-def path_of(store_path: Path, field: str) -> Path:
+def copy_path(store_path: Path, field: str) -> Path:
+    """A schema-5 store's copy of a field's vectors (its rows hold them too)."""
     return Path(f"{store_path}-{field}.vectors")
+
+
+def record_key(field: str) -> str:
+    return f"vectors.{field}"
+
+
+def files_of(store_path: Path, field: str | None = None) -> list[Path]:
+    """Every vector file beside the store (of ``field``), recorded or not, copies included."""
+    fields = "*" if field is None else field
+    return sorted(store_path.parent.glob(f"{glob.escape(store_path.name)}-{fields}.*vectors"))
 
 
 class ChunkIds(Sequence):
@@ -63,30 +91,67 @@ def ids_at(ids: Sequence[str], rows) -> list[str]:
 
 
 def write(store_path: Path, field: str, matrix: np.ndarray, ids: Sequence[str], langs: np.ndarray,
+          rowids: np.ndarray, *, seq: int, store_id: str) -> str:
+    """Write the field's matrix to a new file; the record (JSON) that names it."""
+    name = f"{store_path.name}-{field}.{seq}-{secrets.token_hex(4)}.vectors"
+    _save(store_path.with_name(name), field, matrix, ids, langs, rowids, seq=seq, store_id=store_id)
+    return record(name, seq, matrix.shape[0])
+
+
+def record(name: str, seq: int, rows: int) -> str:
+    return json.dumps({"file": name, "seq": seq, "rows": int(rows)})
+
+
+def _save(path: Path, field: str, matrix: np.ndarray, ids: Sequence[str], langs: np.ndarray,
           rowids: np.ndarray, *, seq: int, store_id: str) -> None:
     names = sorted({str(x) for x in langs})
     code = {n: i for i, n in enumerate(names)}
     encoded = [c.encode("utf-8") for c in ids]
     offsets = np.concatenate([[0], np.cumsum([len(b) for b in encoded], dtype=np.int64)]).astype(np.int64)
-    array_file.save(path_of(store_path, field), MAGIC, {
+    array_file.save(path, MAGIC, {
         "matrix": matrix.astype(np.float32, copy=False), "rowids": rowids.astype(np.int64),
         "langs": np.fromiter((code[str(x)] for x in langs), dtype=np.uint8, count=len(langs)),
         "ids": np.frombuffer(b"".join(encoded), dtype=np.uint8), "id_offsets": offsets,
     }, {"seq": seq, "store_id": store_id, "field": field, "lang_names": names})
 
 
-def read(store_path: Path, field: str, *, seq: int, store_id: str):
-    """(matrix, ids, languages, rowids) of the field's file when it covers ``seq`` of this
-    store, else None."""
-    path = path_of(store_path, field)
+class MissingVectors(ValueError):
+    """The file a field's record names is missing, damaged or not this store's."""
+
+
+def read_recorded(store_path: Path, field: str, value: str, *, store_id: str):
+    """(matrix, ids, languages, rowids, seq) of the file the record ``value`` names;
+    :class:`MissingVectors` when it cannot be read as this store's."""
+    rec = json.loads(value)
+    path = store_path.with_name(rec["file"])
+    try:
+        got = _load(path, field, store_id)
+    except FileNotFoundError:
+        raise MissingVectors(f"{path.name} is missing") from None
+    except (ValueError, KeyError, OSError) as exc:
+        raise MissingVectors(f"{path.name} cannot be read ({exc})") from None
+    if got[0].shape[0] != rec["rows"]:
+        raise MissingVectors(f"{path.name} holds {got[0].shape[0]} rows, the store recorded {rec['rows']}")
+    return (*got, int(rec["seq"]))
+
+
+def read_copy(store_path: Path, field: str, *, seq: int, store_id: str):
+    """(matrix, ids, languages, rowids) of a schema-5 store's copy when it covers ``seq``
+    of this store, else None."""
+    path = copy_path(store_path, field)
     if not path.exists():
         return None
     try:
-        arrays, meta = array_file.load(path, MAGIC)
-        if meta.get("seq") != seq or meta.get("store_id") != store_id or meta.get("field") != field:
-            return None
-        names = np.array(meta["lang_names"] or [""])
-        return (arrays["matrix"], ChunkIds(arrays["ids"], arrays["id_offsets"]),
-                names[arrays["langs"]] if arrays["langs"].size else np.zeros(0, names.dtype), arrays["rowids"])
+        got = _load(path, field, store_id, seq=seq)
     except (ValueError, KeyError, OSError):
         return None
+    return got
+
+
+def _load(path: Path, field: str, store_id: str, *, seq: int | None = None):
+    arrays, meta = array_file.load(path, MAGIC)
+    if meta.get("store_id") != store_id or meta.get("field") != field or (seq is not None and meta.get("seq") != seq):
+        raise ValueError("another store's or another entry's")
+    names = np.array(meta["lang_names"] or [""])
+    return (arrays["matrix"], ChunkIds(arrays["ids"], arrays["id_offsets"]),
+            names[arrays["langs"]] if arrays["langs"].size else np.zeros(0, names.dtype), arrays["rowids"])
