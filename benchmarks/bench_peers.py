@@ -245,8 +245,10 @@ def render(r: dict) -> str:
              f"{r['machine']['cores']} cores, load {r['machine']['load_average']} before, {r['load_after']} after.", "",
              "Ingest: chunks/s until searchable, and in brackets with the approximate vector index built "
              "(chaja's graphs are deferred by a bulk load and built by `chaja optimize`); encoding excluded.", "",
-             "| system | ingest chunks/s | open s | disk MB | serve RSS MB | keyword p50 / p95 | vector p50 / p95 | hybrid p50 / p95 | e2e p50 / p95 |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "Bytes per chunk: on disk, and of the serving process's peak memory.", "",
+             "| system | ingest chunks/s | open s | disk MB | disk B/chunk | serve RSS MB | RSS B/chunk "
+             "| keyword p50 / p95 | vector p50 / p95 | hybrid p50 / p95 | e2e p50 / p95 |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, s in r["systems"].items():
         cells = []
         for op in ("keyword", "vector", "hybrid", "e2e"):
@@ -265,8 +267,9 @@ def render(r: dict) -> str:
         ingest = f"{s['chunks_per_s']:,.0f}" if "chunks_per_s" in s else "—"
         if s.get("ann_index_s"):
             ingest += f" ({s['with_ann_chunks_per_s']:,.0f})"
-        disk = f"{s['disk_mb']:.0f}" if "disk_mb" in s else "—"
-        lines.append(f"| {name} | {ingest} | {s['open_s']:.2f} | {disk} | {s['serve_rss_mb']:.0f} | " + " | ".join(cells) + " |")
+        disk = f"{s['disk_mb']:.0f} | {s['disk_mb'] * 2**20 / r['size']:,.0f}" if "disk_mb" in s else "— | —"
+        rss = f"{s['serve_rss_mb']:.0f} | {s['serve_rss_mb'] * 2**20 / r['size']:,.0f}"
+        lines.append(f"| {name} | {ingest} | {s['open_s']:.2f} | {disk} | {rss} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
