@@ -40,7 +40,7 @@ class Compaction:
 
         self._writable()
         with self._lock, self._sentences():
-            self._vector_files_done, self._vector_bytes_moved = [], 0
+            self._vector_files_done, self._vector_bytes_moved, self._columns_to_empty = [], 0, []
             before = {f: self.get_meta(sqlite_vectors.record_key(f)) for f in VECTOR_FIELDS}
             try:
                 done = self._keywords.compact(
@@ -88,7 +88,28 @@ class Compaction:
             else:
                 self._db.execute("DELETE FROM meta WHERE key = ?", (f"ann.{field}",))
             del mat, ids, langs, rowids
+        self._empty_filed_blobs()
         self._db.execute("DELETE FROM meta WHERE key = ?", (MOVE_VECTORS,))
+
+    def _empty_filed_blobs(self) -> None:
+        """Empty, in one pass over the rows, the blobs of every field this compaction wrote
+        to a file: the rows written since the field's previous file, or every row where it
+        had none (one UPDATE a field walked each row's overflow pages once per field: 10 s
+        more at 100,000 chunks). Records the bytes moved (:func:`sqlite_space.reclaim`)."""
+        todo, self._columns_to_empty = self._columns_to_empty, []
+        if not todo:
+            return
+        sinces = [since for _, since in todo]
+        where = "(" + " OR ".join(f"length({c}) > 0" for c, _ in todo) + ")"
+        args: tuple = ()
+        if None not in sinces:
+            where += " AND rowid IN (SELECT row FROM keyword_log WHERE seq > ?)"
+            args = (min(sinces),)
+        held = " + ".join(f"ifnull(length({c}), 0)" for c, _ in todo)
+        self._vector_bytes_moved = int(self._db.execute(f"SELECT total({held}) FROM chunks WHERE {where}", args)
+                                       .fetchone()[0])
+        sets = ", ".join(f"{c} = CASE WHEN length({c}) > 0 THEN ? ELSE {c} END" for c, _ in todo)
+        self._db.execute(f"UPDATE chunks SET {sets} WHERE {where}", (sqlite_vectors.IN_FILE,) * len(todo) + args)
 
     def _field_file(self, field: str, column: str, seq: int, in_memory: dict) -> tuple:
         """((matrix, ids, languages), rowids, held) of one field as of ``seq``, its vectors
@@ -113,10 +134,7 @@ class Compaction:
                     path.unlink(missing_ok=True)
             self._vector_files_done.append(sqlite_vectors.write(
                 self.path, field, mat, ids, langs, rowids, seq=seq, store_id=self._keywords.store_id))
-            written = ("" if since is None else " AND rowid IN (SELECT row FROM keyword_log WHERE seq > ?)")
-            emptied = self._db.execute(f"UPDATE chunks SET {column} = ? WHERE length({column}) > 0{written}",
-                                       (sqlite_vectors.IN_FILE,) if since is None else (sqlite_vectors.IN_FILE, since))
-            self._vector_bytes_moved += emptied.rowcount * mat.shape[1] * 4
+            self._columns_to_empty.append((column, since))
             self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, self._vector_files_done[-1]))
         return (mat, ids, langs), rowids, kept is not None
 

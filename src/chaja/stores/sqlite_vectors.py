@@ -110,7 +110,9 @@ def _save(path: Path, field: str, matrix: np.ndarray, ids: Sequence[str], langs:
     offsets = np.concatenate([[0], np.cumsum([len(b) for b in encoded], dtype=np.int64)]).astype(np.int64)
     array_file.save(path, MAGIC, {
         "matrix": matrix.astype(np.float32, copy=False), "rowids": rowids.astype(np.int64),
-        "langs": np.fromiter((code[str(x)] for x in langs), dtype=np.uint8, count=len(langs)),
+        # (a list, not np.fromiter over a generator: a KeyboardInterrupt raised inside one
+        # by Ctrl-C was seen lost there, the compaction going on as if nothing happened)
+        "langs": np.array([code[str(x)] for x in langs], dtype=np.uint8),
         "ids": np.frombuffer(b"".join(encoded), dtype=np.uint8), "id_offsets": offsets,
     }, {"seq": seq, "store_id": store_id, "field": field, "lang_names": names})
 
