@@ -31,16 +31,22 @@ _SPACES = re.compile(" {2,}")
 
 
 class E5Tokenizer:
-    def __init__(self, vocab: E5Vocab, max_positions: int = 512):
-        self.bos, self.eos, self.pad, self.unk = vocab.bos, vocab.eos, vocab.pad, vocab.unk
+    def __init__(self, vocab: E5Vocab | None, max_positions: int = 512, *, tables: dict | None = None):
+        """From the vocabulary, or from the ``tables`` a previous one built (:meth:`tables`,
+        kept by :func:`cached_tokenizer`: building them is most of a new process's start)."""
         self.window = max_positions - 2
-        self._scores = vocab.scores.astype(np.float32).tolist()
-        self._unk_score = float(np.float32(vocab.scores.min()) - np.float32(10.0))
-        self._translate = {cp: rep for cp, rep in vocab.normalizer.items()}
-        # piece -> id (the first id of a repeated piece); every proper prefix of a piece that
-        # is not a piece itself -> -1, so the scan can stop early. Built from a set of the
-        # prefixes and C-level dict calls: a dictionary call per prefix took 0.9 s of every
-        # new process's first encoding
+        if tables is None:
+            tables = self.build_tables(vocab)
+        self.bos, self.eos, self.pad, self.unk = tables["special"]
+        self._scores, self._unk_score = tables["scores"], tables["unk_score"]
+        self._translate, self._table, self._longest = tables["translate"], tables["table"], tables["longest"]
+
+    @staticmethod
+    def build_tables(vocab: E5Vocab) -> dict:
+        """The tokenizer's tables: scores, the normaliser, and piece -> id (the first id of a
+        repeated piece) with every proper prefix of a piece that is not a piece itself -> -1,
+        so the scan can stop early. Built from a set of the prefixes and C-level dict calls:
+        a dictionary call per prefix took 0.9 s of every new process's first encoding."""
         ids: dict[str, int] = {}
         for pid, piece in enumerate(vocab.pieces):
             if piece and pid != vocab.unk and piece not in ids:
@@ -48,8 +54,16 @@ class E5Tokenizer:
         prefixes = {piece[:k] for piece in ids for k in range(1, len(piece))}
         table = dict.fromkeys(prefixes, -1)
         table.update(ids)
-        self._table = table
-        self._longest = max(len(p) for p in vocab.pieces)
+        return {"special": (vocab.bos, vocab.eos, vocab.pad, vocab.unk),
+                "scores": vocab.scores.astype(np.float32).tolist(),
+                "unk_score": float(np.float32(vocab.scores.min()) - np.float32(10.0)),
+                "translate": dict(vocab.normalizer), "table": table,
+                "longest": max(len(p) for p in vocab.pieces)}
+
+    def tables(self) -> dict:
+        return {"special": (self.bos, self.eos, self.pad, self.unk), "scores": self._scores,
+                "unk_score": self._unk_score, "translate": self._translate, "table": self._table,
+                "longest": self._longest}
 
     # -- text -> pieces --------------------------------------------------
     def normalize(self, text: str) -> str:

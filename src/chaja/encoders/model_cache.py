@@ -24,8 +24,10 @@ def cache_dir(override: str | Path | None = None) -> Path:
     return Path(env) if env else Path.home() / ".cache" / "chaja" / "models"
 
 
-def cached_file(key: str, build: Callable[[Path], None], what: str, folder: str | Path | None = None) -> Path:
-    """Path of ``folder/key``, calling ``build(tmp_path)`` first if it is not there yet."""
+def cached_file(key: str, build: Callable[[Path], None], what: str, folder: str | Path | None = None,
+                *, announce: bool = True) -> Path:
+    """Path of ``folder/key``, calling ``build(tmp_path)`` first if it is not there yet
+    (said on stderr with ``announce``: a build that takes long enough to be noticed)."""
     root = cache_dir(folder)
     path = root / key
     if path.is_file():
@@ -33,7 +35,8 @@ def cached_file(key: str, build: Callable[[Path], None], what: str, folder: str 
     root.mkdir(parents=True, exist_ok=True)
     _remove_orphans(root, key)
     tmp = root / f".{key}.{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp"
-    print(f"chaja: building {what} once into {path} ...", file=sys.stderr, flush=True)
+    if announce:
+        print(f"chaja: building {what} once into {path} ...", file=sys.stderr, flush=True)
     try:
         build(tmp)
         with open(tmp, "rb") as fh:
@@ -41,7 +44,8 @@ def cached_file(key: str, build: Callable[[Path], None], what: str, folder: str 
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
-    print(f"chaja: built {path.name}", file=sys.stderr, flush=True)
+    if announce:
+        print(f"chaja: built {path.name}", file=sys.stderr, flush=True)
     return path
 
 

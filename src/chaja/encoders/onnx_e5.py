@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-from chaja.encoders.e5_tokenizer import E5Tokenizer
 from chaja.encoders.e5_weights import E5Weights, load_weights
 from chaja.encoders.model_cache import cached_file
+from chaja.encoders.tokenizer_cache import cached_tokenizer
 
 #: bump when the graph or the quantisation recipe changes: cached files are rebuilt
 GRAPH_VERSION = 3
@@ -78,7 +78,7 @@ class OnnxE5Encoder:
         self.dim = weights.dims.hidden
         self.batch_size = max(1, int(batch_size))
         self.max_batch_tokens = max(weights.dims.max_positions, int(max_batch_tokens))
-        self.tokenizer = E5Tokenizer(weights.vocab, weights.dims.max_positions)
+        self.tokenizer = cached_tokenizer(weights, cache_dir)
         opts = ort.SessionOptions()
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         opts.intra_op_num_threads = max(0, int(threads))
