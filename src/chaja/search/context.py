@@ -19,6 +19,7 @@ from chaja.filters import Filters
 from chaja.language import detect_language
 from chaja.rerank import Reranker
 from chaja.search.query import query_terms
+from chaja.search.stage_costs import timed
 
 if TYPE_CHECKING:
     from chaja.search.searcher import Searcher
@@ -96,10 +97,10 @@ def build_context(s: Searcher, text: str, top_k: int | None, filters: Filters | 
     # a keyword list in translation: hybrid search with calibrated fusion only (vector-only stays vectors)
     words = s.words_to_translate(text, qlang) if use_vectors and cfg.mode == "hybrid" and cfg.fusion == "calibrated" \
         else []
-    known = s.known_word_vectors(words)
+    known = timed("context: known words", s.known_word_vectors, words)
     unknown = [w for w in words if w not in known]
-    qv, (qa, encoded) = s.encode_query(text, unknown) if use_vectors else (None, (None, None))
-    carried = s.translations(words, {**known, **dict(zip(unknown, encoded))}, qlang) if qa is not None and words \
-        else {}
+    qv, (qa, encoded) = timed("context: encode", s.encode_query, text, unknown) if use_vectors else (None, (None, None))
+    carried = timed("context: translate", s.translations, words, {**known, **dict(zip(unknown, encoded))}, qlang) \
+        if qa is not None and words else {}
     return QueryContext(text=text, k=k, n=max(cfg.candidates, k), where=filters or None, terms=terms,
                         terms_of=s.terms_memo(terms), qlang=qlang, qv=qv, qa=qa, carried=carried, reranker=reranker)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from chaja.documents import Hit
 from chaja.search.context import QueryContext
+from chaja.search.stage_costs import timed
 
 if TYPE_CHECKING:
     from chaja.search.searcher import Searcher
@@ -46,9 +47,11 @@ def gather(s: Searcher, ctx: QueryContext) -> Gathered:
     side: dict = {}
 
     def keyword_lists() -> None:      # while the store walks its graphs
-        side["keyword"] = s.keyword_list(ctx.terms, ctx.n, where=ctx.where) if cfg.mode != "vector" else []
-        side["translated"] = s.translated_lists(ctx.carried, ctx.n, ctx.where)
-    found = s.vector_lists(s.vector_requests(ctx.qv, ctx.qa), ctx.n, ctx.where, meanwhile=keyword_lists)
+        side["keyword"] = timed("lists: keyword", s.keyword_list, ctx.terms, ctx.n, where=ctx.where) \
+            if cfg.mode != "vector" else []
+        side["translated"] = timed("lists: translated", s.translated_lists, ctx.carried, ctx.n, ctx.where)
+    found = timed("lists: vector (keyword beside)", s.vector_lists, s.vector_requests(ctx.qv, ctx.qa), ctx.n,
+                  ctx.where, meanwhile=keyword_lists)
     if "vector" in found:
         vector = found.pop("vector")
     else:           # language centering merges per-language lists (or no vectors at all)

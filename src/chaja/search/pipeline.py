@@ -32,6 +32,7 @@ from chaja.search.fusers import fuse
 from chaja.search.lists import candidate_lists, gather
 from chaja.search.results import SearchResult
 from chaja.search.slots import reserve
+from chaja.search.stage_costs import timed
 
 if TYPE_CHECKING:
     from chaja.search.searcher import Searcher
@@ -39,27 +40,27 @@ if TYPE_CHECKING:
 
 def search_once(s: Searcher, text: str, top_k: int | None = None, filters: Filters | None = None) -> SearchResult:
     """The stages above, for one query."""
-    ctx = build_context(s, text, top_k, filters)
-    got = gather(s, ctx)
+    ctx = timed("context", build_context, s, text, top_k, filters)
+    got = timed("lists gathered", gather, s, ctx)
     signals = {"top_cosine": got.vector[0].score if got.vector else 0.0, "keyword_coverage": got.coverage}
     if should_abstain(signals, s.cfg):
         return abstained(ctx, got, signals)
-    lists = candidate_lists(s, ctx, got)
-    order, scores, fetched = weighted(s, fuse(s, ctx, lists, got, signals))
-    reserved = reserved_slots(s, ctx, got)
+    lists = timed("named lists", candidate_lists, s, ctx, got)
+    order, scores, fetched = timed("weights", weighted, s, timed("fusion", fuse, s, ctx, lists, got, signals))
+    reserved = timed("reserved slots", reserved_slots, s, ctx, got)
     depth = s.rerank_cfg.depth if ctx.reranker is not None else 0
-    order, doc_of = capped(s, order, reserved, fetched, max(ctx.k, depth))
+    order, doc_of = timed("per-document cap", capped, s, order, reserved, fetched, max(ctx.k, depth))
     chunks = dict(fetched)   # whole chunks: only those reranked or returned are read (one view)
 
     def read(ids: list[str]) -> None:
-        chunks.update(s.store.chunks([c for c in ids if c not in chunks]))
+        chunks.update(timed("chunks read", s.store.chunks, [c for c in ids if c not in chunks]))
     moved: dict[str, tuple[float, int]] = {}
     if ctx.reranker is not None:
         read(order[:depth])
-        order, moved = reranked(ctx.reranker, ctx.text, order, chunks, depth)
+        order, moved = timed("rerank", reranked, ctx.reranker, ctx.text, order, chunks, depth)
     top, taken = reserve(order, [r for r in reserved if r in doc_of], ctx.k)
     read(top)
-    return search_result(ctx, got, lists, signals, top, chunks, scores, taken, moved, s.rerank_cfg)
+    return timed("result", search_result, ctx, got, lists, signals, top, chunks, scores, taken, moved, s.rerank_cfg)
 
 
 def search(s: Searcher, text: str, top_k: int | None = None, filters: Filters | None = None) -> SearchResult:
