@@ -143,14 +143,15 @@ class Index:
         # also after a run that found nothing to do: a crash may have left them behind
         self._record_statistics(changed=bool(report.added or report.changed or report.removed), stage=stage)
         compact = getattr(self.store, "compact", None)
-        moving = self._vectors_to_move()
+        moving = self.vectors_to_move()
         if compact is not None and (report.added or report.changed or report.removed or moving):
             compact(progress=stage, graphs=not defer_graphs, **({"force": True} if moving else {}))
         self._searcher = None
         return report
 
-    def _vectors_to_move(self) -> bool:
-        """A store an older chaja wrote, whose vectors its next compaction moves into files."""
+    def vectors_to_move(self) -> bool:
+        """A store an older chaja wrote, whose vectors its next compaction (the next
+        :meth:`add_documents` or :meth:`build_graphs`) moves into files."""
         waiting = getattr(self.store, "vectors_to_move", None)
         return waiting is not None and waiting()
 
@@ -164,7 +165,7 @@ class Index:
         """Build the vector graphs a bulk load deferred (:meth:`add_documents` with
         ``defer_graphs``), with the compaction they belong to; the fields built."""
         fields = self.deferred_graphs()
-        if fields or self._vectors_to_move():
+        if fields or self.vectors_to_move():
             self.store.compact(force=True, progress=progress)
             self._searcher = None
         return fields

@@ -1,5 +1,6 @@
 """Store upkeep on the command line: ``chaja stats``, ``check``, ``optimize``, ``delete``."""
 import json
+from pathlib import Path
 
 import pytest
 
@@ -61,3 +62,24 @@ def test_a_bulk_load_and_optimize(tmp_path, capsys, corpus):
     assert "no store at" in capsys.readouterr().err
     assert main(["index", str(corpus), "--hub", "http://127.0.0.1:9", "--defer-graphs"]) == 2
     assert "--defer-graphs is for a store" in capsys.readouterr().err
+
+
+def test_optimize_moves_an_older_stores_vectors_and_says_so(tmp_path, capsys):
+    """A store the previous schema wrote (every vector in its row, a copy beside it):
+    ``chaja optimize`` moves its vectors into the files, says how much smaller the store
+    is, and the store stays whole; a second run has nothing to move."""
+    import tarfile
+
+    fixture = Path(__file__).parent.parent / "fixtures" / "stores" / "schema5-store.tar.gz"
+    with tarfile.open(fixture) as tar:
+        tar.extractall(tmp_path, filter="data")
+    store = str(tmp_path / "old.chaja")
+    capsys.readouterr()
+    assert main(["optimize", "--store", store, "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "vectors moved out of the rows into the files beside the store, each kept once:" in out
+    from chaja.stores.sqlite import SqliteStore
+    with SqliteStore(store) as s:     # (the fixture records no statistics, which `chaja check` would ask for)
+        assert s.check() == [] and not s.vectors_to_move() and s._vectors("chunk")[0].shape[0] == 1229
+    assert main(["optimize", "--store", store, "--quiet"]) == 0
+    assert "vectors moved" not in capsys.readouterr().out

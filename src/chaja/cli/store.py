@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import glob
 import sys
 import time
+from pathlib import Path
 
 from chaja.cli.common import add_common_options, load_config, open_existing
 from chaja.cli.output import STATS_SCHEMA, delete_each, print_stats
@@ -54,12 +56,17 @@ def cmd_optimize(args: argparse.Namespace) -> int:
     with open_existing(args.store, load_config(args)) as idx:
         started = time.perf_counter()
         tell = None if args.quiet else (lambda step: print(f"  {step} ...", file=sys.stderr, flush=True))
+        moving, size = idx.vectors_to_move(), _on_disk(args.store)
         built = idx.build_graphs(progress=tell)
         left = idx.deferred_graphs()
         reclaim = getattr(idx.store, "reclaim_space", None)
         freed = reclaim() if reclaim is not None else 0
-    if freed:
-        print(f"gave back {freed / 1e6:,.1f} MB of free pages (vectors now kept once, in the files beside the store)")
+    now = _on_disk(args.store)           # closed: the write-ahead log folded in
+    if moving:
+        print(f"vectors moved out of the rows into the files beside the store, each kept once:"
+              f" {size / 1e6:,.1f} MB -> {now / 1e6:,.1f} MB")
+    elif freed:
+        print(f"gave back {freed / 1e6:,.1f} MB of free pages: {size / 1e6:,.1f} MB -> {now / 1e6:,.1f} MB")
     if built:
         print(f"vector graphs built: {', '.join(built)} ({time.perf_counter() - started:.1f} s)")
     else:
@@ -69,6 +76,14 @@ def cmd_optimize(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 1
     return 0
+
+
+def _on_disk(store: str) -> int:
+    """Bytes of a SQLite store's file and every file beside it (0 for PostgreSQL)."""
+    path = Path(store)
+    if store.startswith(("postgresql://", "postgres://")) or not path.parent.is_dir():
+        return 0
+    return sum(p.stat().st_size for p in path.parent.glob(glob.escape(path.name) + "*") if p.is_file())
 
 
 def cmd_check(args: argparse.Namespace) -> int:
