@@ -2,13 +2,15 @@
 with the default configuration, beside the published reference scores.
 
     python benchmarks/bench_quality.py [--data ../shared/data] [--work runs/quality]
-                                       [--sets react,react-handwritten,react-natural-dev,react-natural-test,mixed,korquad,scifact,
+                                       [--sets react,react-handwritten,react-natural-dev,react-natural-test,
+                                               vue-natural-dev,vue-natural-test,mixed,korquad,scifact,
                                                pairs-dev,pairs-test]
 
 Each store is built once under ``--work`` (re-runs reuse it: indexing is
 idempotent), each set is evaluated with the harness (records kept under
 ``--work/<set>/<mode>/``), and the table goes to
-``benchmarks/results/quality.json`` with the machine it ran on. ``pairs-*`` is the
+``benchmarks/results/quality.json`` (``--out``) with the machine it ran on. ``vue-natural-*``
+are the natural questions over the second documentation store (``vue-docs``). ``pairs-*`` is the
 bilingual store of KorQuAD paragraphs and SciFact abstracts (``pair_store.py``).
 """
 from __future__ import annotations
@@ -59,6 +61,13 @@ def sets(data: Path, work: Path, wanted: list[str]):
         for split in ("dev", "test"):
             if f"react-natural-{split}" in wanted:
                 yield f"react-natural-{split}", store, read_questions(natural / f"react-natural-{split}.jsonl")
+    if {"vue-natural-dev", "vue-natural-test"} & set(wanted):
+        # the second documentation store: Vue's docs, each page once in one language (store.tsv)
+        store = work / "vue.chaja"
+        build(store, paths=react_store_paths(data / "vue-docs"))
+        for split in ("dev", "test"):
+            if f"vue-natural-{split}" in wanted:
+                yield f"vue-natural-{split}", store, read_questions(natural / f"vue-natural-{split}.jsonl")
     if "mixed" in wanted:
         store = work / "mixed.chaja"
         build(store, paths=[REPO / "tests/fixtures/mixed/docs"])
@@ -86,8 +95,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default=os.environ.get("CHAJA_DATA_DIR", str(REPO.parent / "shared" / "data")))
     ap.add_argument("--work", default=str(REPO / "runs" / "quality"))
-    ap.add_argument("--sets", default="react,react-handwritten,react-natural-dev,react-natural-test,mixed,korquad,scifact,"
-                                      "pairs-dev,pairs-test")
+    ap.add_argument("--sets", default="react,react-handwritten,react-natural-dev,react-natural-test,"
+                                      "vue-natural-dev,vue-natural-test,mixed,korquad,scifact,pairs-dev,pairs-test")
     ap.add_argument("--out", default=str(REPO / "benchmarks" / "results" / "quality.json"))
     args = ap.parse_args()
     data, work = Path(args.data), Path(args.work)

@@ -1,11 +1,13 @@
-"""Freeze the dev/test split of the natural-question sets.
+"""Freeze the dev/test splits of the natural-question sets (React and Vue).
 
     python benchmarks/questions/natural/split.py
 
-Within each kind, questions are ordered by sha256("chaja-natural-split:" + id) and
-the first half (rounded up) is dev, the rest test. The rule depends on the ids
-alone, so adding a kind or a file never moves a question between splits. Tune
-on ``react-natural-dev.jsonl``; report ``react-natural-test.jsonl``.
+Writes both sets: ``react-natural-{dev,test}.jsonl`` from the React page files and
+``vue-natural-{dev,test}.jsonl`` from the Vue page files. Within each set and kind,
+questions are ordered by sha256("chaja-natural-split:" + id) and the first half
+(rounded up) is dev, the rest test. The rule depends on the ids alone, so adding a
+kind or a file never moves a question between splits. Tune on the ``*-natural-dev``
+files; report the ``*-natural-test`` files.
 """
 from __future__ import annotations
 
@@ -15,17 +17,20 @@ from collections import defaultdict
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SOURCES = ["react-en-pages.jsonl", "react-ko-pages.jsonl"]
+SETS = {
+    "react": ["react-en-pages.jsonl", "react-ko-pages.jsonl"],
+    "vue": ["vue-en-pages.jsonl", "vue-ko-pages.jsonl"],
+}
 
 
 def key(qid: str) -> str:
     return hashlib.sha256(f"chaja-natural-split:{qid}".encode()).hexdigest()
 
 
-def main() -> None:
+def split_set(name: str, sources: list[str]) -> None:
     by_kind: dict[str, list[dict]] = defaultdict(list)
-    for name in SOURCES:
-        path = HERE / name
+    for source in sources:
+        path = HERE / source
         if not path.is_file():
             raise SystemExit(f"{path} is missing")
         for line in path.read_text(encoding="utf-8").splitlines():
@@ -39,12 +44,17 @@ def main() -> None:
         splits["dev"] += sorted(qs[:half], key=lambda q: q["id"])
         splits["test"] += sorted(qs[half:], key=lambda q: q["id"])
     for split, qs in splits.items():
-        out = HERE / f"react-natural-{split}.jsonl"
+        out = HERE / f"{name}-natural-{split}.jsonl"
         out.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in qs), encoding="utf-8")
         counts = defaultdict(int)
         for q in qs:
             counts[q["kind"]] += 1
         print(f"{out.name}: {len(qs)} questions, " + ", ".join(f"{k} {n}" for k, n in sorted(counts.items())))
+
+
+def main() -> None:
+    for name, sources in SETS.items():
+        split_set(name, sources)
 
 
 if __name__ == "__main__":
