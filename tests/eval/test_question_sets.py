@@ -16,7 +16,8 @@ from chaja.eval.questions import read_questions
 QUESTIONS = Path(__file__).resolve().parents[2] / "benchmarks" / "questions"
 SETS = sorted(QUESTIONS.rglob("*.jsonl"))
 HAND_WRITTEN = [QUESTIONS / "natural" / "react-natural-dev.jsonl", QUESTIONS / "natural" / "react-natural-test.jsonl",
-                QUESTIONS / "multipart" / "react-multipart.jsonl"]
+                QUESTIONS / "multipart" / "react-multipart.jsonl",
+                QUESTIONS / "natural" / "vue-natural-dev.jsonl", QUESTIONS / "natural" / "vue-natural-test.jsonl"]
 
 
 @pytest.mark.parametrize("path", SETS, ids=lambda p: str(p.relative_to(QUESTIONS)))
@@ -39,10 +40,10 @@ def test_the_multipart_set_asks_two_things_with_graded_pools():
 
 @pytest.mark.parametrize("path", HAND_WRITTEN, ids=lambda p: p.name)
 def test_hand_written_sets_share_no_three_content_words_with_any_heading(path):
-    react = data_dir() / "react-docs"
-    if not (react / "store.tsv").is_file():
-        pytest.skip(f"the React docs data set is not at {react}")
-    hits = lint_questions(read_questions(path), headings_from(react, both_languages=True))
+    docs = data_dir() / ("vue-docs" if path.name.startswith("vue") else "react-docs")
+    if not (docs / "store.tsv").is_file():
+        pytest.skip(f"the docs data set is not at {docs}")
+    hits = lint_questions(read_questions(path), headings_from(docs, both_languages=True))
     assert hits == [], json.dumps([(h.question_id, h.heading) for h in hits[:5]], ensure_ascii=False)
 
 
@@ -72,3 +73,29 @@ def test_the_pair_store_asks_every_kind_with_a_stored_gold_and_a_frozen_split(mo
     texts = {d.id: " ".join([d.title, *(s.text for s in d.sections)]) for d in docs}
     report = check_questions(questions, texts)
     assert not report["broken"], (report["gold_missing"][:3], report["duplicates"][:3])
+
+
+@pytest.mark.parametrize("name, folder", [("react", "react-docs"), ("vue", "vue-docs")])
+def test_the_natural_splits_are_frozen_and_ask_every_kind_of_a_stored_page(name, folder, monkeypatch):
+    """The committed dev and test files are what the hash rule gives from the page files
+    (a question never moves between splits), at least 100 a kind, and each gold page is
+    in the store in the language its kind names (when the data set is present)."""
+    monkeypatch.syspath_prepend(str(QUESTIONS / "natural"))
+    import split
+
+    natural = QUESTIONS / "natural"
+    pages = [q for source in split.SETS[name] for q in read_questions(natural / source)]
+    dev, test = (read_questions(natural / f"{name}-natural-{part}.jsonl") for part in ("dev", "test"))
+    assert sorted(q.id for q in dev + test) == sorted(q.id for q in pages)
+    for kind in {q.kind for q in pages}:
+        ordered = sorted((q.id for q in pages if q.kind == kind), key=split.key)
+        half = (len(ordered) + 1) // 2
+        assert sorted(ordered[:half]) == sorted(q.id for q in dev if q.kind == kind), kind
+        assert len(ordered) >= 100, kind
+    store = data_dir() / folder / "store.tsv"
+    if not store.is_file():
+        pytest.skip(f"the docs data set is not at {store.parent}")
+    held = dict(line.split("\t") for line in store.read_text(encoding="utf-8").splitlines()[1:] if line.strip())
+    for q in pages:
+        assert q.gold and q.lang == q.kind.split("-")[0], q.id
+        assert all(held[gold] == q.kind.split("-")[1] for gold in q.gold), q.id
