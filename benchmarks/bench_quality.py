@@ -112,9 +112,13 @@ def main() -> int:
                 s = evaluate(idx, questions, work / name / mode, name=f"{name}-{mode}", stream=None)
             row[mode] = {"metrics": s["metrics"],
                          "by_kind": {k: v["metrics"]["nDCG@10"] for k, v in s.get("by_kind", {}).items()},
-                         "R@5_by_kind": {k: v["metrics"]["R@5"] for k, v in s.get("by_kind", {}).items()}}
+                         "R@5_by_kind": {k: v["metrics"]["R@5"] for k, v in s.get("by_kind", {}).items()},
+                         # the share of the first ten results in the question's language
+                         "same_language_by_kind": {k: v.get("same_language") for k, v in s.get("by_kind", {}).items()}}
+            same = row[mode]["same_language_by_kind"]
             print(f"{name:18s} {mode:8s} nDCG@10 {s['metrics']['nDCG@10']:.3f}  " +
-                  " ".join(f"{k} {v:.3f}" for k, v in sorted(row[mode]["by_kind"].items())), flush=True)
+                  " ".join(f"{k} {v:.3f}" + (f" (same language {same[k]:.0%})" if same.get(k) is not None else "")
+                           for k, v in sorted(row[mode]["by_kind"].items())), flush=True)
         results["sets"][name] = row
     Path(args.out).write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")

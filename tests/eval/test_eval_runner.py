@@ -77,7 +77,7 @@ def test_records(run_dir):
     assert "Z" not in recs["q3"]["ranked"] and len(recs["q3"]["ranked"]) == 10
     assert {q: r["rank"] for q, r in recs.items()} == RANKS
     first = recs["q2"]["documents"][1]                                  # B: best chunk is chunk 2 (index 1)
-    assert first == {"doc_id": "B", "title": "title of B", "score": pytest.approx(1 / 22),
+    assert first == {"doc_id": "B", "title": "title of B", "lang": "", "score": pytest.approx(1 / 22),
                      "keyword_rank": None, "vector_rank": 3}
     assert recs["q4"]["gold"] == ["D", "B"] and recs["q6"]["judgments"]["C"] == ABSTAIN
     assert recs["q3"]["keyword_used"] is False and recs["q5"]["abstained"] is True
@@ -131,3 +131,28 @@ def test_progress_and_tables(run_dir):
     header = text.splitlines()[0].split()
     assert header == ["Set", "Questions", "nDCG@10", "R@1", "R@3", "R@5", "MRR"]
     assert "ko → en" in text and "en → ko" in text
+
+
+def test_the_same_language_share_of_the_first_ten_results():
+    """Each question's share of its first ten documents in its own language, averaged per
+    kind beside nDCG; a search that abstained, found nothing, or was recorded before
+    documents carried their language has none."""
+    from chaja.eval.report import question_row, same_language_share, summarize
+
+    docs = [{"doc_id": f"d{i}", "lang": "ko" if i < 3 else "en"} for i in range(12)]
+    assert same_language_share(docs, "ko") == pytest.approx(0.3)         # 3 of the first 10
+    assert same_language_share(docs, "en") == pytest.approx(0.7)
+    assert same_language_share(docs[:2], "ko") == 1.0
+    assert same_language_share(docs, "ko", abstained=True) is None
+    assert same_language_share([], "ko") is None and same_language_share(docs, "") is None
+    assert same_language_share([{"doc_id": "old"}], "ko") is None
+    records = [{"id": "a", "kind": "ko-ko", "lang": "ko", "gold": ["d0"], "ranked": [d["doc_id"] for d in docs[:10]],
+                "documents": docs},
+               {"id": "b", "kind": "ko-ko", "lang": "ko", "gold": ["d1"], "ranked": ["d1"],
+                "documents": [{"doc_id": "d1", "lang": "ko"}]},
+               {"id": "c", "kind": "en-ko", "lang": "en", "gold": ["d0"], "ranked": ["d0"],
+                "documents": [{"doc_id": "d0", "lang": "ko"}]}]
+    summary = summarize({}, [question_row(r) for r in records])
+    assert summary["by_kind"]["ko-ko"]["same_language"] == pytest.approx((0.3 + 1.0) / 2)
+    assert summary["by_kind"]["en-ko"]["same_language"] == 0.0
+    assert summary["same_language"] == pytest.approx((0.3 + 1.0 + 0.0) / 3)

@@ -1,5 +1,5 @@
 """``chaja questions check`` on a set broken on purpose, and on every question set the
-repository holds (the React sets against the React docs data when it is present)."""
+repository holds (the React and Vue sets against their docs data when it is present)."""
 from __future__ import annotations
 
 import json
@@ -19,7 +19,8 @@ MIXED = REPO / "tests" / "fixtures" / "mixed"
 #: (tests/eval/test_question_sets.py checks those)
 REACT_SETS = sorted(p for p in (REPO / "benchmarks" / "questions").rglob("*.jsonl") if p.parent.name != "pairs")
 LINT_CLEAN = {"react-natural-dev.jsonl", "react-natural-test.jsonl", "react-en-pages.jsonl", "react-ko-pages.jsonl",
-              "react-multipart.jsonl"}
+              "react-multipart.jsonl", "vue-natural-dev.jsonl", "vue-natural-test.jsonl", "vue-en-pages.jsonl",
+              "vue-ko-pages.jsonl"}
 
 
 def lines(*qs) -> list[str]:
@@ -71,10 +72,11 @@ def test_the_mixed_store_questions_are_whole(capsys):
 
 
 @pytest.mark.parametrize("path", REACT_SETS, ids=lambda p: p.name)
-def test_every_react_question_set_is_whole(path, capsys):
-    data = data_set("react-docs")
+def test_every_docs_question_set_is_whole(path, capsys):
+    name = "vue-docs" if path.name.startswith("vue-") else "react-docs"
+    data = data_set(name)
     if data is None:
-        pytest.skip(missing_message("react-docs"))
+        pytest.skip(missing_message(name))
     args = ["questions", "check", str(path), "--docs", str(data)]
     if path.name in LINT_CLEAN:
         args += ["--headings", str(data), "--both-languages"]

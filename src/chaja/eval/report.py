@@ -59,13 +59,35 @@ def question_row(rec: dict) -> dict:
     row: dict[str, Any] = {"id": rec["id"], "kind": rec.get("kind", ""), "lang": rec.get("lang", ""),
                            "keyword_used": rec.get("keyword_used"), "abstained": bool(rec.get("abstained")),
                            "ms": rec.get("ms"), "scores": None, "all_gold": None, "graded": None,
-                           "judgments": judgments}
+                           "judgments": judgments,
+                           "same_language": same_language_share(rec.get("documents") or [], rec.get("lang", ""),
+                                                                bool(rec.get("abstained")))}
     if gold:
         row["scores"] = single_scores(gold_rank(ranked, gold))
         row["all_gold"] = all_gold_scores(ranked, gold)
     if judgments is not None:
         row["graded"] = graded_mod.question_scores(ranked, judgments, selected=rec.get("selected"))
     return row
+
+
+#: the results a question's same-language share is taken over
+SAME_LANGUAGE_DEPTH = 10
+
+
+def same_language_share(documents: Sequence[dict], lang: str, abstained: bool = False) -> float | None:
+    """The share of a search's first :data:`SAME_LANGUAGE_DEPTH` documents in the question's
+    language ``lang``: how far results stay in the language asked in (hybrid against each
+    list alone); None for a search that abstained or found nothing, a question without a
+    language, or records written before documents carried theirs."""
+    top = list(documents)[:SAME_LANGUAGE_DEPTH]
+    if abstained or not lang or not top or any("lang" not in d for d in top):
+        return None
+    return sum(1 for d in top if d["lang"] == lang) / len(top)
+
+
+def _mean_share(rows: Sequence[dict]) -> float | None:
+    shares = [r["same_language"] for r in rows if r.get("same_language") is not None]
+    return math.fsum(shares) / len(shares) if shares else None
 
 
 def _percentile(sorted_values: Sequence[float], p: float) -> float:
@@ -78,8 +100,9 @@ def _group(rows: Sequence[dict], key: str) -> dict[str, dict]:
     groups: dict[str, list[dict]] = {}
     for r in rows:
         if r["scores"] is not None:
-            groups.setdefault(r[key] or "", []).append(r["scores"])
-    return {k: {"questions": len(v), "metrics": mean_scores(v)} for k, v in sorted(groups.items())}
+            groups.setdefault(r[key] or "", []).append(r)
+    return {k: {"questions": len(v), "metrics": mean_scores([r["scores"] for r in v]),
+                "same_language": _mean_share(v)} for k, v in sorted(groups.items())}
 
 
 def summarize(meta: dict, rows: Sequence[dict]) -> dict:
@@ -95,6 +118,7 @@ def summarize(meta: dict, rows: Sequence[dict]) -> dict:
         "name": meta.get("name"),
         "scored": len(scored),
         "all_gold": mean_scores([r["all_gold"] for r in scored], ("nDCG@10", "recall@10")),
+        "same_language": _mean_share(scored),
     }
     graded_rows = [r for r in rows if r["graded"] is not None]
     if graded_rows:

@@ -10,7 +10,7 @@
 
         {"id", "text", "kind", "lang", "gold" | "judgments",
          "ranked": [doc ids of the top ten chunks, in order of first appearance],
-         "documents": [{"doc_id", "title", "score", "keyword_rank", "vector_rank"}, ...],
+         "documents": [{"doc_id", "title", "lang", "score", "keyword_rank", "vector_rank"}, ...],
          "rank": gold rank or null, "keyword_used": bool, "abstained": bool,
          "signals": {"top_cosine", "keyword_coverage"}, "ms": search time}
 
@@ -49,7 +49,7 @@ from typing import Any, Iterable, Sequence, TextIO
 from chaja import __version__
 from chaja.eval import graded as graded_mod
 from chaja.eval.questions import Question
-from chaja.eval.report import RECORDS, RUN_TREC, SUMMARY, dumps_summary, summarize
+from chaja.eval.report import RECORDS, RUN_TREC, SUMMARY, dumps_summary, same_language_share, summarize
 from chaja.eval.single import CHUNK_DEPTH, all_gold_scores, gold_rank, single_scores
 from chaja.eval.trec import write_run
 
@@ -65,7 +65,7 @@ def result_documents(result: Any, depth: int = CHUNK_DEPTH) -> list[dict]:
             if doc_id in seen:
                 continue
             seen.add(doc_id)
-            doc = {"doc_id": doc_id, "title": c.chunk.title, "score": float(c.score),
+            doc = {"doc_id": doc_id, "title": c.chunk.title, "lang": c.chunk.lang or "", "score": float(c.score),
                    "keyword_rank": c.keyword_rank, "vector_rank": c.vector_rank}
             if getattr(c, "rerank_score", None) is not None:
                 doc.update(rerank=c.rerank_score, p=c.rerank_probability, fused_rank=c.fused_rank)
@@ -73,7 +73,8 @@ def result_documents(result: Any, depth: int = CHUNK_DEPTH) -> list[dict]:
         return out
     for d in getattr(result, "documents", None) or []:  # no chunk list: take the grouping as given
         best = d.chunks[0] if d.chunks else None
-        out.append({"doc_id": d.doc_id, "title": d.title, "score": float(d.score),
+        out.append({"doc_id": d.doc_id, "title": d.title, "lang": (best.chunk.lang or "") if best else "",
+                    "score": float(d.score),
                     "keyword_rank": best.keyword_rank if best else None,
                     "vector_rank": best.vector_rank if best else None})
     return out[:depth]
@@ -100,7 +101,8 @@ def _row(q: Question, rec: dict) -> dict:
     gold = q.gold if q.gold is not None else q.useful()
     row = {"id": q.id, "kind": q.kind, "lang": q.lang, "keyword_used": rec["keyword_used"],
            "abstained": rec["abstained"], "ms": rec["ms"], "scores": None, "all_gold": None,
-           "graded": None, "judgments": q.judgments}
+           "graded": None, "judgments": q.judgments,
+           "same_language": same_language_share(rec["documents"], q.lang, rec["abstained"])}
     if gold:
         row["scores"] = single_scores(rec["rank"])
         row["all_gold"] = all_gold_scores(ranked, gold)
