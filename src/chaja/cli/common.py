@@ -3,12 +3,23 @@ options (``--store``/``--hub``, ``--config``, ``--set``) it takes."""
 from __future__ import annotations
 
 import argparse
+import glob
 from pathlib import Path
 
 from chaja import config_files
 from chaja.config import Config
 from chaja.index import Index
 from chaja.stores import StoreError
+
+
+def store_files(store: str) -> set[Path]:
+    """The files of a SQLite store at ``store``: the file and every file beside it whose
+    name starts with its name (write-ahead log, postings, vector files, graphs); none for
+    a PostgreSQL store or a folder that is not there."""
+    path = Path(store)
+    if store.startswith(("postgresql://", "postgres://")) or not path.parent.is_dir():
+        return set()
+    return {p for p in path.parent.glob(glob.escape(path.name) + "*") if p.is_file()}  # a name may hold [ or *
 
 
 def load_config(args: argparse.Namespace) -> Config:

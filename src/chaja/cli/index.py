@@ -3,13 +3,12 @@ what was skipped and why (or, with ``--hub``, send them to a running hub)."""
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 import sys
 from pathlib import Path
 
 from chaja import progress
-from chaja.cli.common import add_common_options, load_config, open_index
+from chaja.cli.common import add_common_options, load_config, open_index, store_files
 from chaja.cli.output import report_loading, terminal_safe
 from chaja.loaders import LoadReport
 
@@ -141,11 +140,9 @@ def _new_store_files(store: str):
     for a store that exists, or a PostgreSQL one)."""
     if store.startswith(("postgresql://", "postgres://")) or Path(store).exists():
         return lambda: None
-    pattern = glob.escape(Path(store).name) + "*"            # a name may hold [ or *
-    before = set(Path(store).parent.glob(pattern)) if Path(store).parent.is_dir() else set()
+    before = store_files(store)
 
     def remove() -> None:
-        for p in set(Path(store).parent.glob(pattern)) - before:
-            if p.is_file():
-                p.unlink()
+        for p in store_files(store) - before:
+            p.unlink()
     return remove

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import glob
 import sys
 import time
-from pathlib import Path
 
-from chaja.cli.common import add_common_options, load_config, open_existing
+from chaja.cli.common import add_common_options, load_config, open_existing, store_files
 from chaja.cli.output import STATS_SCHEMA, delete_each, print_stats
 
 
@@ -80,10 +78,7 @@ def cmd_optimize(args: argparse.Namespace) -> int:
 
 def _on_disk(store: str) -> int:
     """Bytes of a SQLite store's file and every file beside it (0 for PostgreSQL)."""
-    path = Path(store)
-    if store.startswith(("postgresql://", "postgres://")) or not path.parent.is_dir():
-        return 0
-    return sum(p.stat().st_size for p in path.parent.glob(glob.escape(path.name) + "*") if p.is_file())
+    return sum(p.stat().st_size for p in store_files(store))
 
 
 def cmd_check(args: argparse.Namespace) -> int:

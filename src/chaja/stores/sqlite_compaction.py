@@ -10,7 +10,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from chaja.language_means import META_KEY as LANGUAGE_MEANS, project_rows_in_place, store_basis
+from chaja.language_means import META_KEY as LANGUAGE_MEANS
+from chaja.language_means import project_rows_in_place, store_basis
 from chaja.stores import sqlite_ann, sqlite_errors, sqlite_space, sqlite_vectors
 from chaja.stores.sqlite_matrices import positions
 from chaja.stores.sqlite_schema import MOVE_VECTORS, VECTOR_FIELDS
@@ -119,23 +120,25 @@ class Compaction:
         # written since, else read from the rows
         kept = in_memory.pop(field, None) or self._mapped_matrix(field, column)
         (mat, ids, langs), rowids = kept or self._read_matrix(column, self._dim(field))
-        key, value = sqlite_vectors.record_key(field), self.get_meta(sqlite_vectors.record_key(field))
-        since = None if value is None else json.loads(value)["seq"]
+        key = sqlite_vectors.record_key(field)
+        value = self.get_meta(key)
+        rec = None if value is None else json.loads(value)
+        since = None if rec is None else rec["seq"]
         if since is not None and not self._db.execute(
                 "SELECT 1 FROM keyword_log WHERE seq > ? LIMIT 1", (since,)).fetchone():
             # nothing written since the file (`chaja optimize` after a bulk load: 92 s of
             # rewriting at 1,000,000 chunks saved): the same file covers this entry too
             if since != seq:
                 self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                                 (key, sqlite_vectors.record(json.loads(value)["file"], seq, mat.shape[0])))
+                                 (key, sqlite_vectors.record(rec["file"], seq, mat.shape[0])))
         elif since is not None or mat.shape[0] >= sqlite_vectors.FILE_THRESHOLD:
-            for path in sqlite_vectors.files_of(self.path, field):      # left by a compaction that crashed
-                if path != sqlite_vectors.copy_path(self.path, field) and (value is None or path.name != json.loads(value)["file"]):
-                    path.unlink(missing_ok=True)
-            self._vector_files_done.append(sqlite_vectors.write(
-                self.path, field, mat, ids, langs, rowids, seq=seq, store_id=self._keywords.store_id))
+            # (under the write lock: a file no record names is one a crashed compaction left)
+            sqlite_vectors.remove_unrecorded(self.path, field, None if rec is None else rec["file"])
+            written = sqlite_vectors.write(self.path, field, mat, ids, langs, rowids, seq=seq,
+                                           store_id=self._keywords.store_id)
+            self._vector_files_done.append(written)
             self._columns_to_empty.append((column, since))
-            self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, self._vector_files_done[-1]))
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, written))
         return (mat, ids, langs), rowids, kept is not None
 
     def _field_graph(self, field: str, seq: int, mat: np.ndarray, rowids: np.ndarray, *, held: bool,

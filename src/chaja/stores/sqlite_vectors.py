@@ -23,10 +23,10 @@ file and removes the copy, without encoding anything again.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
 import glob
 import json
 import secrets
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -88,6 +88,14 @@ class ChunkIds(Sequence):
 def ids_at(ids: Sequence[str], rows) -> list[str]:
     """``[ids[i] for i in rows]``, for a plain list of ids or a mapped :class:`ChunkIds`."""
     return ids.take(rows) if isinstance(ids, ChunkIds) else [ids[i] for i in rows]
+
+
+def remove_unrecorded(store_path: Path, field: str, recorded: str | None) -> None:
+    """Remove the field's files but the ``recorded`` one and a schema-5 copy; only under
+    the store's write lock, where no other compaction has a file not yet recorded."""
+    for path in files_of(store_path, field):
+        if path != copy_path(store_path, field) and path.name != recorded:
+            path.unlink(missing_ok=True)
 
 
 def write(store_path: Path, field: str, matrix: np.ndarray, ids: Sequence[str], langs: np.ndarray,
