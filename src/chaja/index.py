@@ -272,7 +272,12 @@ class Index:
         :meth:`build_graphs` or :meth:`repair` builds them)."""
         faults = list(self.store.check()) if hasattr(self.store, "check") else []
         notes = []
-        off = self._statistics_off()
+        try:
+            off, deferred = self._statistics_off(), self.deferred_graphs()
+        except StoreError:
+            if faults:        # the store's own faults say why its vectors cannot be read
+                return faults, notes
+            raise
         if off == "fault":
             faults.append("statistics: the recorded language means do not match the stored vectors")
         elif off == "drift":
@@ -282,7 +287,6 @@ class Index:
         elif off == "interrupted":
             notes.append("statistics: the last index run was stopped before it recorded the language means "
                          "(Ctrl-C, a kill); the next chaja index, or check --repair, records them")
-        deferred = self.deferred_graphs()
         if deferred:
             notes.append(f"vector graphs deferred: {', '.join(deferred)}; searches read those vectors exactly "
                          "until check --repair or chaja optimize builds them")

@@ -83,3 +83,24 @@ def test_optimize_moves_an_older_stores_vectors_and_says_so(tmp_path, capsys):
         assert s.check() == [] and not s.vectors_to_move() and s._vectors("chunk")[0].shape[0] == 1229
     assert main(["optimize", "--store", store, "--quiet"]) == 0
     assert "vectors moved" not in capsys.readouterr().out
+
+
+def test_check_names_a_missing_vector_file_once_and_repair_goes_on(tmp_path, capsys):
+    """The chunk vectors' file deleted: ``chaja check`` says so in one line (exit 1),
+    ``--repair`` removes the documents whose vectors were there and leaves the store whole,
+    and a search says nothing of the lost file any more."""
+    import tarfile
+
+    with tarfile.open(Path(__file__).parent.parent / "fixtures" / "stores" / "schema5-store.tar.gz") as tar:
+        tar.extractall(tmp_path, filter="data")
+    store = str(tmp_path / "old.chaja")
+    assert main(["optimize", "--store", store, "--quiet"]) == 0
+    [chunk_file] = tmp_path.glob("old.chaja-chunk.*.vectors")
+    chunk_file.unlink()
+    capsys.readouterr()
+    assert main(["check", "--store", store]) == 1
+    faults = [line for line in capsys.readouterr().out.splitlines() if line.startswith("fault: vectors:")]
+    assert len(faults) == 1 and chunk_file.name in faults[0] and "1229 chunks" in faults[0]
+    assert main(["check", "--repair", "--store", store]) == 0
+    out = capsys.readouterr().out
+    assert "repaired: forgot the chunk vector file" in out and "whole: 0 documents, 0 chunks" in out

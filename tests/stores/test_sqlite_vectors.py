@@ -130,6 +130,14 @@ def test_a_recorded_file_that_cannot_be_read_is_said_not_guessed(store, damage):
         with pytest.raises(StoreError, match=rf"{path.name}.*chaja check --repair"):
             fresh.vector(np.ones(DIM, np.float32) / DIM ** 0.5, 3)
         assert fresh._vectors("heading")[0].shape[0] == 200                  # the other field is whole
+        faults = fresh.check()                                              # said once, not once a chunk
+        assert len(faults) == 1 and path.name in faults[0] and "300 chunks" in faults[0]
+        done = fresh.repair(lambda text: text.split())
+        assert sum(line.startswith("removed document") for line in done) == 300
+        assert any(line.startswith("forgot the chunk vector file") for line in done)
+        assert fresh.check() == [] and fresh.get_meta(sqlite_vectors.record_key("chunk")) is None
+        fresh.put_documents(docs(3, 11, prefix="again"))                    # indexed again: searched
+        assert fresh.vector(docs(3, 11, prefix="again")[1][1][0].vector, 1)[0].chunk_id == "again1#0"
     finally:
         fresh.close()
 

@@ -46,11 +46,10 @@ def _wrong_dimension(db, limit: int = -1):
     cannot be read or lacks the row (numbers held: 0)."""
     meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('dim', 'aligned_dim', 'store_id')"
                            " OR key LIKE 'vectors.%'"))
-    for column, key in _DIMS.items():
-        dim = int(meta.get(key) or 0)
+    for field, column in VECTOR_FIELDS.items():
+        dim = int(meta.get(_DIMS[column]) or 0)
         if not dim:
             continue
-        field = {c: f for f, c in VECTOR_FIELDS.items()}[column]
         filed = meta.get(sqlite_vectors.record_key(field))
         for cid, doc_id, size in db.execute(
                 f"SELECT id, doc_id, length({column}) FROM chunks WHERE {column} IS NOT NULL"
@@ -59,6 +58,22 @@ def _wrong_dimension(db, limit: int = -1):
             yield column, dim, cid, doc_id, size // 4
         if filed:
             yield from _missing_from_file(db, column, dim, field, filed, meta.get("store_id") or "", limit)
+
+
+def _unreadable_files(db) -> list[tuple[str, str, str]]:
+    """(field, column, why) of each recorded vector file that cannot be read as this
+    store's: its vectors are nowhere else."""
+    meta = dict(db.execute("SELECT key, value FROM meta WHERE key = 'store_id' OR key LIKE 'vectors.%'"))
+    path = Path(db.execute("PRAGMA database_list").fetchone()[2])
+    out = []
+    for field, column in VECTOR_FIELDS.items():
+        record = meta.get(sqlite_vectors.record_key(field))
+        if record:
+            try:
+                sqlite_vectors.read_recorded(path, field, record, store_id=meta.get("store_id") or "")
+            except sqlite_vectors.MissingVectors as exc:
+                out.append((field, column, str(exc)))
+    return out
 
 
 def _missing_from_file(db, column: str, dim: int, field: str, record: str, store_id: str, limit: int):
@@ -98,8 +113,15 @@ def faults(db: sqlite3.Connection, known_schema: int, limit: int = 50) -> list[s
     for (rowid,) in db.execute("SELECT f.rowid FROM chunks_fts f LEFT JOIN chunks c ON c.rowid = f.rowid"
                                " WHERE c.rowid IS NULL LIMIT ?", (limit,)):
         out.append(f"keyword row {rowid}: no chunk")
+    unreadable = _unreadable_files(db)
+    for field, column, why in unreadable:
+        (held,) = db.execute(f"SELECT count(*) FROM chunks WHERE length({column}) = 0").fetchone()
+        out.append(f"vectors: the {field} vectors of {held} chunks are kept in a file beside the store, and {why}"
+                   " (check --repair removes their documents; index them again)")
+    gone = {column for _, column, _ in unreadable}
     for column, dim, cid, _, numbers in _wrong_dimension(db, limit):
-        out.append(f"chunk {cid!r}: {column} holds {numbers} numbers, the store's dimension is {dim}")
+        if column not in gone:         # (said once above, not once a chunk)
+            out.append(f"chunk {cid!r}: {column} holds {numbers} numbers, the store's dimension is {dim}")
     return out
 
 
@@ -113,6 +135,9 @@ def repair(cur: sqlite3.Cursor, analyzer, delete_document) -> list[str]:
     for doc_id in sorted(broken):
         delete_document(cur, doc_id)
         done.append(f"removed document {doc_id!r} (damaged; index its file again)")
+    for field, column, why in _unreadable_files(cur):    # no chunk keeps a vector there now
+        cur.execute("DELETE FROM meta WHERE key = ?", (sqlite_vectors.record_key(field),))
+        done.append(f"forgot the {field} vector file ({why})")
     orphans = cur.execute("SELECT c.rowid, c.id FROM chunks c LEFT JOIN documents d ON d.id = c.doc_id"
                           " WHERE d.id IS NULL").fetchall()
     for rowid, cid in orphans:
