@@ -1,7 +1,7 @@
 import pytest
 
 from chaja.analysis import bigram_terms, kiwi_terms, whitespace_terms
-from chaja.search.query import content_words, query_terms, script_groups
+from chaja.search.query import content_words, query_terms, script_groups, strip_light_verb
 
 
 @pytest.mark.parametrize("text, words", [
@@ -14,6 +14,8 @@ from chaja.search.query import content_words, query_terms, script_groups
     ("warranty 보증 기간", ["warranty", "보증", "기간"]),
     ("useState로 state를 추가", ["usestate", "state", "추가"]),
     ("추가 정의 속도", ["추가", "정의", "속도"]),            # one-syllable endings stay when one syllable would be left
+    ("setTimeout 안에서 onMounted를 등록했더니 실행이 안 돼요", ["settimeout", "onmounted", "등록", "실행"]),
+    ("props가 업데이트되지 않는데 연결해봤는데도 렌더링되지 않아요", ["props", "업데이트", "연결", "렌더링"]),
 ])
 def test_content_words_drop_function_words_particles_and_question_endings(text, words):
     assert content_words(text) == words
@@ -43,3 +45,13 @@ def test_script_groups_split_hangul_from_the_rest():
     assert script_groups(["warranty", "보증", "기간"]) == [["보증", "기간"], ["warranty"]]
     assert script_groups(["보증"]) == [["보증"]]
     assert script_groups([]) == []
+
+
+@pytest.mark.parametrize("word, stem", [
+    ("등록했더니", "등록"), ("실행되는데", "실행"), ("방해되는", "방해"), ("설정했", "설정"),
+    ("사용하려", "사용"), ("호출했는데", "호출"), ("변경되었을", "변경"),
+    # nouns stay whole: the verb syllable must start a conjugation after a two-syllable stem
+    ("피해자", "피해자"), ("자연재해", "자연재해"), ("역할", "역할"), ("이해", "이해"), ("해야", "해야"),
+])
+def test_a_conjugated_light_verb_comes_off_a_korean_word(word, stem):
+    assert strip_light_verb(word) == stem

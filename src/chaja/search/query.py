@@ -47,7 +47,7 @@ KO_QUESTION_WORDS = KO_STOPWORDS | frozenset("""
 무엇 무엇인가 무엇인지 무엇입니까 무엇이 뭐 뭐가 뭐죠 뭐예요 뭔지 뭘 무슨 어떤 어떻게 어떡 어떻 어떠 왜 언제
 어디 어디서 어느 누구 누가 얼마나 얼마 몇 방법 설명 알려 알려줘 알고 궁금 궁금해 싶어 싶습 싶은데 싶어요
 경우 대해 대해서 관련 관한 관해 관해서 정말 혹시 그냥 있 없 하 되 해 돼 했 됐 할 될 한 된 것 거 게 건 걸
-좀 더 또 잘 안 못 그 이 저 제 내 네 요 죠 데 했는 됐는 하는지
+좀 더 또 잘 안 않 못 그 이 저 제 내 네 요 죠 데 했는 됐는 하는지
 """.split())
 
 KO_QUESTION_ENDINGS = tuple(sorted(set("""
@@ -57,11 +57,38 @@ KO_QUESTION_ENDINGS = tuple(sorted(set("""
 """.split()), key=len, reverse=True))
 
 
+#: the syllables a light verb (하다, 되다) takes as it conjugates: 하/한/할/함/합/해/했, 되/된/될/됨/됩/돼/됐
+LIGHT_VERB = frozenset("하한할함합해했되된될됨됩돼됐")
+#: syllables that only follow a light verb as endings (더니, 는데, 어요, 지만, 습니다, 봤는데 …)
+VERB_TAIL = frozenset("더니는데어요지만고던을으나다가면서도야죠네습까려게여라든봤보봐두놓줘주세시었겠음기자잖거구군며")
+#: light verb syllables that end a word as a conjugation only rarely a noun ends in (등록했, 실행됐)
+BARE_LIGHT_VERB = frozenset("했됐")
+
+
+def is_light_verb(piece: str) -> bool:
+    """A conjugated light verb standing alone, as after a code word (return했더니, mount돼요)."""
+    return piece[0] in LIGHT_VERB and all(ch in VERB_TAIL for ch in piece[1:])
+
+
+def strip_light_verb(word: str) -> str:
+    """A Korean word without a conjugated light verb after a stem of two syllables or more:
+    등록했더니 → 등록, 실행되는데 → 실행, 방해되는 → 방해, 설정했 → 설정. The verb syllable
+    must be followed only by ending syllables (:data:`VERB_TAIL`), or end the word as 했/됐,
+    so nouns stay whole (피해자, 자연재해, 무제한, 역할)."""
+    for i in range(2, len(word)):
+        if word[i] in LIGHT_VERB:
+            tail = word[i + 1:]
+            if (tail and all(ch in VERB_TAIL for ch in tail)) or (not tail and word[i] in BARE_LIGHT_VERB):
+                return word[:i]
+    return word
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def korean_content_stem(word: str) -> str:
     """A Korean word without particle, ending, question ending and light verb ('' if nothing
     is left). Kept for the words last seen: a store's text repeats its words."""
     stem = korean_stem(word)
+    stem = strip_suffix(strip_light_verb(stem), ("들",))    # 옵션들 → 옵션: the plural is not the topic
     for _ in range(2):
         before = stem
         stem = strip_suffix(stem, KO_QUESTION_ENDINGS)
@@ -83,8 +110,9 @@ def _content_words(text: str) -> tuple[str, ...]:
     words: list[str] = []
     for glued, piece in word_pieces(text):
         if is_hangul(piece):
-            if glued and (piece in KO_PARTICLES or piece in KO_ENDINGS or piece in KO_QUESTION_ENDINGS):
-                continue            # a particle glued to a code word: AKI란, state를
+            if piece in KO_PARTICLES or (glued and (piece in KO_ENDINGS or piece in KO_QUESTION_ENDINGS
+                                                    or is_light_verb(piece))):
+                continue            # a particle or ending after a code word: AKI란, state를, <script>에, return했더니
             piece = korean_content_stem(piece)
         elif piece in EN_STOPWORDS or piece in EN_QUESTION_WORDS:
             piece = ""
