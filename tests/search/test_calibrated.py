@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from chaja.documents import Hit
-from chaja.search.calibrated import (calibrated, keyword_evidence, keyword_values, language_share, logistic,
+from chaja.search.calibrated import (calibrated, held_share, keyword_evidence, keyword_values, language_share, logistic,
                                      neutral_for_other_languages, vector_evidence)
 
 NAN = float("nan")
@@ -170,3 +170,26 @@ def test_without_any_vector_evidence_the_keyword_evidence_decides():
                           keyword_weight=1.0, lang_of={"a": "en", "b": "en", "c": "en"}, qlang="en", d0=0.0,
                           tau=1.0, best_rank={"a": 1, "b": 2, "c": 1})
     assert g == 1.0 and order == [("a", 1.0), ("b", 0.5), ("c", 0.0)]
+
+
+def test_a_keyword_hit_holding_the_query_in_its_language_holds_the_share_up():
+    assert held_share(0.02, 1.0, hold=1.0, floor=0.5) == 1.0        # every term held: the share stays whole
+    assert held_share(0.02, 0.75, hold=1.0, floor=0.5) == pytest.approx(0.5)   # halfway from the gate's share
+    assert held_share(0.02, 0.5, hold=1.0, floor=0.5) == 0.02       # the gate's share or less adds nothing
+    assert held_share(0.9, 1.0, hold=0.5, floor=0.5) == 0.9         # never lowers g(q)
+    assert held_share(0.02, 1.0, hold=0.0, floor=0.5) == 0.02       # off
+    assert held_share(0.02, 1.0, hold=1.0, floor=1.0) == 1.0        # a gate that asks for every term
+
+
+def test_a_held_share_keeps_a_full_keyword_match_above_another_languages_page():
+    # a Korean question: the English page leads on vectors by a margin that takes g(q) to 0;
+    # the Korean page is the keyword list's best hit and holds every term
+    z = {"chunk": {"ko1": 2.0, "en1": 3.0, "ko2": 1.0}}
+    keyword = [Hit("ko1", 8.0), Hit("ko2", 2.0)]
+    shares = {"ko1": 1.0, "ko2": 0.5}
+    common = dict(weights={"chunk": 1.0}, keyword_weight=4.0, lang_of={"ko1": "ko", "ko2": "ko", "en1": "en"},
+                  qlang="ko", d0=-1.0, tau=0.25, best_rank={"ko1": 1, "en1": 1, "ko2": 2})
+    order, g = calibrated(z, keyword, shares, **common)
+    assert g < 0.01 and order[0][0] == "en1"
+    order, g = calibrated(z, keyword, shares, own_coverage=1.0, hold=1.0, **common)
+    assert g == 1.0 and order[0][0] == "ko1"

@@ -28,6 +28,11 @@ language for the keyword list) 0 from that list. Calibrated fusion instead:
    vector evidence puts another language's page near or above the best
    same-language page, the keyword list must not decide between them; when the
    query's language clearly leads (or the store holds one language), g ≈ 1.
+   A Korean question that names Latin-script terms ("setTimeout 안에서 onMounted를
+   등록했더니") and whose keyword list's best hit is a Korean chunk holding a share c
+   of its content terms keeps g(q) ≥ hold · (c − c₀)/(1 − c₀) (:func:`held_share`,
+   c₀ the gate's share): its Latin words pull its vector toward English pages, but
+   they are terms to match, not a sign that the answer is English.
    A chunk in another language, which the keyword list cannot match, takes at
    least a neutral value between the mean K of the five best chunks of the
    query's language and the best K of that language, nearer the best as g(q)
@@ -110,6 +115,21 @@ def language_share(vector: np.ndarray, own: np.ndarray, d0: float, tau: float) -
     return 1.0 - logistic((float(vector[~own].max()) - float(vector[own].max()) - d0) / tau)
 
 
+def held_share(g: float, coverage: float, hold: float, floor: float) -> float:
+    """g(q) held up by a keyword list that matched the question in its own language:
+
+        g'(q) = max(g(q), hold · ((c − floor) / (1 − floor))₊)
+
+    with c the largest share of the query's content terms that one chunk of the query's
+    language among the keyword list's best holds. When such a chunk holds every term, the
+    vector evidence for another language cannot take the keyword list's weight below
+    ``hold``; a chunk holding ``floor`` of them (the gate's share) or less adds nothing."""
+    if hold <= 0 or coverage <= 0:
+        return g
+    held = 1.0 if coverage >= 1.0 else max(0.0, coverage - floor) / max(1.0 - floor, 1e-9)
+    return max(g, hold * min(1.0, held))
+
+
 def neutral_for_other_languages(kv: np.ndarray, vector: np.ndarray, own: np.ndarray, depth: int,
                                 best_share: float = 0.0) -> np.ndarray:
     """Missing is neutral for the keyword list too: a chunk in another language than the
@@ -137,16 +157,20 @@ def calibrated_arrays(candidates: Sequence[str], z: Mapping[str, np.ndarray], ow
                       weights: Mapping[str, float], keyword_weight: float, d0: float, tau: float,
                       best_rank: Mapping[str, int], neutral_depth: int = 5, neutral_best_share: float = 1.0,
                       translated: Mapping[str, float] | None = None,
-                      translated_weight: float = 0.0) -> tuple[list[tuple[str, float]], float]:
+                      translated_weight: float = 0.0, own_coverage: float = 0.0, hold: float = 0.0,
+                      hold_floor: float = 0.5) -> tuple[list[tuple[str, float]], float]:
     """Fused (chunk id, score) best first, and g(q), the keyword list's share for this query.
     ``candidates`` sorted by id; ``z``: field → z-scores aligned with them (NaN: no vector);
     ``own``: which of them are in the query's language; ``also``: further keyword-like
     lists (the title list), a chunk taking its best K; ``translated``: K_T of the chunks of
     the translated keyword lists, added with ``translated_weight`` to chunks outside the
-    query's language. Ties keep the best single rank, then the id."""
+    query's language; ``own_coverage``: the largest share of the query's terms one of
+    the keyword list's best chunks in the query's language holds, which holds g(q) up to
+    ``hold`` (:func:`held_share`). Ties keep the best single rank, then the id."""
     kv = keyword_evidence(candidates, [keyword, *also], shares)
     vector = vector_evidence(z, weights, len(candidates))
-    g = language_share(vector, own, d0, tau) if keyword or any(also) else 0.0
+    g = held_share(language_share(vector, own, d0, tau), own_coverage, hold, hold_floor) \
+        if keyword or any(also) else 0.0
     if translated:
         # the translated list speaks where the query's own language holds no strong match
         own_best = float(kv[own].max()) if own.any() else 0.0

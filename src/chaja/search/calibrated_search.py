@@ -54,11 +54,13 @@ def candidate_cosines(s: Searcher, ids: list[str], asked: list[tuple[np.ndarray,
 
 def calibrated_fusion(s: Searcher, lists: dict[str, list[Hit]], queries: dict[str, np.ndarray | None],
                       shares: dict[str, float], qlang: str,
-                      translated: dict[str, float] | None = None) -> tuple[list, float]:
+                      translated: dict[str, float] | None = None, mixed_korean: bool = False) -> tuple[list, float]:
     """The fused list and g(q) of one query's lists. ``queries``: vector field → the
     query vector that searches it; ``shares``: chunk → share of the query's terms it
     holds, for the keyword-like lists; ``translated``: K_T of the chunks of the
-    translated keyword lists."""
+    translated keyword lists; ``mixed_korean``: the query is Korean and names Latin-script
+    terms, so the keyword list's best hit, when it is a Korean chunk, holds g(q) up by the
+    share of the query's terms it holds (:func:`chaja.search.calibrated.held_share`)."""
     cfg = s.cfg
     keyword, title = lists.get("keyword", []), lists.get("title", [])
     if not any(lists.get(m) for m in FIELD_OF_LIST):
@@ -80,11 +82,14 @@ def calibrated_fusion(s: Searcher, lists: dict[str, list[Hit]], queries: dict[st
         mu, sigma = background.moments(stats, q)
         z[field] = (cos - mu) / sigma
     own = langs == qlang
+    own_coverage = shares.get(keyword[0].chunk_id, 0.0) if keyword and mixed_korean and own[
+        candidates.index(keyword[0].chunk_id)] else 0.0
     fused, g = calibrated_arrays(candidates, z, own, keyword, shares, also=[title] if title else [],
                                  weights=weights, keyword_weight=cfg.calibrated_weights.get("keyword", 1.0),
                                  d0=cfg.language_margin, tau=cfg.language_softness, best_rank=best,
                                  neutral_depth=cfg.keyword_neutral_depth, neutral_best_share=cfg.keyword_neutral_best,
-                                 translated=translated, translated_weight=cfg.translated_keyword)
+                                 translated=translated, translated_weight=cfg.translated_keyword,
+                                 own_coverage=own_coverage, hold=cfg.keyword_hold, hold_floor=cfg.gate_share)
     if cfg.feedback_weight > 0 and g > 0 and own.any() and not own.all():
         fused = with_feedback(s, fused, candidates, own, g, best)
     return fused, g

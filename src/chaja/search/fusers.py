@@ -21,6 +21,7 @@ from chaja.search.context import QueryContext
 from chaja.search.fusion import convex, rrf
 from chaja.search.gate import term_coverage
 from chaja.search.lists import Gathered
+from chaja.search.query import script_groups
 
 if TYPE_CHECKING:
     from chaja.search.searcher import Searcher
@@ -40,8 +41,11 @@ def _calibrated(s: Searcher, ctx: QueryContext, lists: dict[str, list[Hit]], got
     held = ctx.terms_of([h.chunk_id for m in ("keyword", "title") for h in lists.get(m, [])])
     shares = {cid: term_coverage(ctx.terms, t) for cid, t in held.items()}
     queries = {"chunk": ctx.qv, "heading": ctx.qv, "aligned": ctx.qa, "aligned_heading": ctx.qa}
+    # a Korean question that names Latin-script terms (APIs, commands): its keyword list's best Korean hit
+    # holds g(q) up, since those words pull its vector toward English pages (chaja.search.calibrated.held_share)
+    mixed_korean = ctx.qlang == "ko" and len(script_groups(ctx.terms)) == 2
     fused, signals["keyword_share"] = calibrated_fusion(s, lists, queries, shares, ctx.qlang,
-                                                        translated_values(s, got.translated))
+                                                        translated_values(s, got.translated), mixed_korean)
     return fused
 
 
