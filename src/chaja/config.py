@@ -81,7 +81,6 @@ class SearchConfig:
     language_softness: float = 0.25     # ... and its tau
     keyword_neutral_depth: int = 5      # calibrated fusion: other-language chunks get the mean keyword value of this many best own-language ones (0 = off)
     keyword_neutral_best: float = 1.0   # calibrated fusion: that neutral value leans on the best own-language keyword value by this times 1 − g(q) (0–1)
-    background_prior: float = 0.0       # calibrated fusion: vectors of the encoder's shipped background prior pooled with the store's own statistics (chaja.search.background_prior; 0 = the store's alone)
     keyword_hold: float = 1.0           # calibrated fusion: g(q) is held up to this for a Korean question naming Latin-script terms whose best keyword hit is a Korean chunk holding them (chaja.search.calibrated.held_share; 0 = off)
     translated_keyword: float = 4.0     # calibrated fusion: weight of the keyword list of the query's words translated into another language (chaja.search.lexicon; 0 = off)
     translation_threshold: float = 0.7  # ... a word is translated to its nearest word in that language when their aligned cosine is at least this
@@ -271,7 +270,7 @@ BOUNDS = {
     "search.gate_depth": (1, 10_000), "search.gate_share": (0, 1), "search.title_weight": (0, None),
     "search.heading_weight": (0, None), "search.reserved_keyword_share": (0, 1), "search.chunk_cap": (0, None),
     "search.keyword_neutral_depth": (0, 10_000), "search.keyword_neutral_best": (0.0, 1.0),
-    "search.keyword_hold": (0.0, 1.0), "search.background_prior": (0.0, None),
+    "search.keyword_hold": (0.0, 1.0),
     "search.translated_keyword": (0.0, None), "search.translation_threshold": (-1.0, 1.0),
     "search.feedback_weight": (0.0, None), "search.feedback_depth": (1, 100),
     "search.language_softness": (1e-6, None),

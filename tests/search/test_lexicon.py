@@ -39,10 +39,14 @@ def test_words_are_content_words_of_the_languages_script():
         ["reset", "state", "component"]
 
 
-def test_counts_keep_words_seen_twice_most_frequent_first(use):
+def test_counts_keep_words_seen_twice_most_frequent_first(use, monkeypatch):
     counts = lexicon.count_words(TEXTS)
     assert set(counts) == {"ko", "en"}
     assert counts["en"]["server"] == 3 and counts["ko"]["서버"] == 3
+    small = lexicon.build(TEXTS, use)          # a handful of chunks: every word, seen once or more
+    assert "resetting" in small.words["en"] and "초기화" in small.words["ko"]      # each seen once
+    assert small.words["en"][0] in {"server", "component"}
+    monkeypatch.setattr(lexicon, "SMALL_SAMPLE", len(TEXTS))      # as a store of SMALL_SAMPLE chunks or more
     lex = lexicon.build(TEXTS, use)
     assert lex.languages == ["en", "ko"]
     assert lex.words["en"][:2] == ["server", "component"] or lex.words["en"][:2] == ["component", "server"]
@@ -74,7 +78,7 @@ def test_a_rebuild_encodes_only_new_words(use):
     counting.seen = []
     more = TEXTS + [("en", "The cache keeps data."), ("en", "A cache of the state.")]
     second = lexicon.build(more, counting, previous=first)
-    assert counting.seen == ["cache"]
+    assert counting.seen == ["cache", "data", "keeps"]        # a small sample keeps words seen once
     assert "cache" in second.words["en"]
 
 

@@ -17,7 +17,9 @@ A language's lexicon is the content words (:func:`chaja.search.query.content_wor
 Hangul words for Korean, the other words for every other language) of a sample of its
 chunks (at most :data:`SAMPLE` chunks of the store, in the order
 :meth:`Store.chunk_sample` gives, the same in every store) seen at least
-:data:`MIN_COUNT` times, the :data:`MAX_WORDS` most frequent kept. It is recorded in
+:data:`MIN_COUNT` times (every word, in a sample of fewer than :data:`SMALL_SAMPLE` chunks:
+a small store repeats few words, and its questions name the words it holds once), the
+:data:`MAX_WORDS` most frequent kept. It is recorded in
 the store's meta (``index.lexicon``, vectors as float16) with the statistics, and a
 word's vector is reused from the previous lexicon rather than encoded again. With it go
 each word's nearest word in every other language (:mod:`chaja.search.nearest_words`), so a
@@ -39,7 +41,8 @@ from chaja.search.query import content_words
 
 META_KEY = "index.lexicon"
 SAMPLE = 20_000       # chunks read to count words
-MIN_COUNT = 2         # a word seen fewer times in the sample is not in the lexicon
+MIN_COUNT = 2         # a word seen fewer times in the sample is not in the lexicon ...
+SMALL_SAMPLE = 1000   # ... unless the sample holds fewer chunks than this: then every word is
 MAX_WORDS = 30_000    # the most frequent words kept per language
 ENCODE_BATCH = 256
 MAX_TRANSLATIONS = 100_000   # translations a lexicon keeps between searches
@@ -159,8 +162,10 @@ def build(texts: Iterable[tuple[str, str]], encoder, previous: Lexicon | None = 
     encoder), known ones taken from ``previous``."""
     known = previous.known() if previous is not None else {}
     words: dict[str, list[str]] = {}
+    texts = list(texts)
+    least = MIN_COUNT if len(texts) >= SMALL_SAMPLE else 1
     for lang, counter in sorted(count_words(texts).items()):
-        kept = [w for w, c in sorted(counter.items(), key=lambda wc: (-wc[1], wc[0])) if c >= MIN_COUNT]
+        kept = [w for w, c in sorted(counter.items(), key=lambda wc: (-wc[1], wc[0])) if c >= least]
         words[lang] = kept[:MAX_WORDS]
     missing = sorted({w for ws in words.values() for w in ws if w not in known})
     for at in range(0, len(missing), ENCODE_BATCH):
