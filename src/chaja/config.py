@@ -81,11 +81,16 @@ class SearchConfig:
     language_softness: float = 0.25     # ... and its tau
     keyword_neutral_depth: int = 5      # calibrated fusion: other-language chunks get the mean keyword value of this many best own-language ones (0 = off)
     keyword_neutral_best: float = 1.0   # calibrated fusion: that neutral value leans on the best own-language keyword value by this times 1 − g(q) (0–1)
+    background_prior: float = 500.0     # calibrated fusion: vectors of the encoder's shipped background prior pooled with the store's own statistics (chaja.search.background_prior; 0 = the store's alone)
     keyword_hold: float = 1.0           # calibrated fusion: g(q) is held up to this for a Korean question naming Latin-script terms whose best keyword hit is a Korean chunk holding them (chaja.search.calibrated.held_share; 0 = off)
     translated_keyword: float = 4.0     # calibrated fusion: weight of the keyword list of the query's words translated into another language (chaja.search.lexicon; 0 = off)
     translation_threshold: float = 0.7  # ... a word is translated to its nearest word in that language when their aligned cosine is at least this
     feedback_weight: float = 1.0        # calibrated fusion: weight of the evidence other-language candidates borrow from the best own-language ones (chaja.search.feedback; 0 = off)
     feedback_depth: int = 2             # ... the number of best own-language candidates it is borrowed from
+    relevance_scale: float = 0.36       # a result's probability of being relevant: σ(scale · s + gap · (s − best s) + shift), s its fused score, hybrid with calibrated fusion (chaja.search.relevance) ...
+    relevance_gap: float = 1.4
+    relevance_shift: float = -3.34      # ... fit on the React and Vue natural dev splits and React's unanswerable questions
+    min_probability: float = 0.0        # results below this probability are dropped (chaja search --min-score; 0 = keep every result)
     abstain_below: float = 0.0          # answer "nothing relevant" when the best cosine is below this ...
     abstain_coverage: float = 1.0       # ... and no keyword result holds this share of the query terms
 
@@ -129,7 +134,8 @@ REQUEST_SETTINGS = [
     "heading_weight", "reserved_keyword_share", "title_path", "title_slot", "source_weights", "half_life_days",
     "now", "chunk_cap", "language_projection", "heading_list", "aligned_list", "aligned_heading_list",
     "cross_language_keyword", "cross_language_vector", "list_weights", "calibrated_weights", "multipart",
-    "translated_keyword", "translation_threshold", "feedback_weight", "feedback_depth",
+    "translated_keyword", "translation_threshold", "feedback_weight", "feedback_depth", "keyword_hold",
+    "min_probability",
 ]
 
 
@@ -270,7 +276,9 @@ BOUNDS = {
     "search.gate_depth": (1, 10_000), "search.gate_share": (0, 1), "search.title_weight": (0, None),
     "search.heading_weight": (0, None), "search.reserved_keyword_share": (0, 1), "search.chunk_cap": (0, None),
     "search.keyword_neutral_depth": (0, 10_000), "search.keyword_neutral_best": (0.0, 1.0),
-    "search.keyword_hold": (0.0, 1.0),
+    "search.keyword_hold": (0.0, 1.0), "search.min_probability": (0.0, 1.0),
+    "search.relevance_gap": (0.0, None),
+    "search.background_prior": (0.0, None),
     "search.translated_keyword": (0.0, None), "search.translation_threshold": (-1.0, 1.0),
     "search.feedback_weight": (0.0, None), "search.feedback_depth": (1, 100),
     "search.language_softness": (1e-6, None),

@@ -20,7 +20,7 @@ from chaja.filters import Filters
 from chaja.language import is_hangul_syllable
 from chaja.language_means import META_KEY, decode_means, language_basis, project_out
 from chaja.rerank import Reranker, get_reranker
-from chaja.search import background, lexicon, pipeline
+from chaja.search import background, background_prior, lexicon, pipeline
 from chaja.search.calibrated_search import FIELD_OF_LIST
 from chaja.search.context import MAX_QUERY_CHARS, MAX_QUERY_TERMS, QueryError, check_query, check_top_k
 from chaja.search.gate import best_coverage
@@ -46,6 +46,7 @@ class Searcher:
         #: reranker spec → the reranker (``search.reranker``)
         self.rerankers = rerankers or (lambda spec: get_reranker(spec, self.rerank_cfg, self.encoder))
         self._background: dict[str, dict] | None = None
+        self._blended: dict[float, dict[str, dict]] = {}   # search.background_prior → blended statistics
         self._languages: set[str] | None = None
         self._means: dict[str, np.ndarray] | None = None
         self._basis = np.zeros((0, 0), dtype=np.float32)
@@ -258,13 +259,25 @@ class Searcher:
 
     @property
     def background(self) -> dict[str, dict]:
-        """Per vector field, the stored vectors' mean and covariance (:mod:`chaja.search.background`);
-        a store indexed before they were recorded gets them computed here, in memory."""
+        """Per vector field, the stored vectors' mean and covariance (:mod:`chaja.search.background`)
+        with ``search.background_prior`` vectors of the encoder's shipped prior pooled in
+        (:mod:`chaja.search.background_prior`); a store indexed before they were recorded
+        gets them computed here, in memory."""
         if self._background is None:
             self._background = background.decode(self.store.get_meta(background.META_KEY))
             if not self._background:
                 self._background = {f: s for f, s in background.of_store(self.store).items() if s is not None}
-        return self._background
+        weight = float(self.cfg.background_prior)
+        if weight not in self._blended:
+            blended = {f: background_prior.blend(self._background.get(f), self._prior(f), weight)
+                       for f in background.FIELDS}
+            self._blended[weight] = {f: s for f, s in blended.items() if s is not None}
+        return self._blended[weight]
+
+    def _prior(self, field: str) -> dict | None:
+        """The shipped prior of a field for the encoder that writes it (None where none ships)."""
+        encoder = self.aligned if field.startswith("aligned") else self.encoder
+        return background_prior.load(encoder.name).get(field) if encoder is not None else None
 
     def coverage(self, terms: list[str], keyword: list[Hit],
                  terms_of: Callable[[list[str]], dict[str, set[str]]] | None = None) -> float:
