@@ -55,3 +55,28 @@ def test_k_out_of_range_is_an_error(store, capsys, k):
 def test_an_empty_query_fails_before_anything_is_opened(tmp_path, capsys):
     assert main(["search", "   ", "--store", str(tmp_path / "none.chaja")]) == 2
     assert "the query is empty" in capsys.readouterr().err
+
+
+def test_a_query_with_nothing_to_match_says_so(store, capsys):
+    assert main(["search", "?!.,;:", "--store", str(store)]) == 0
+    out = capsys.readouterr().out
+    assert "nothing relevant: the query has no words to match" in out
+    assert main(["search", "?!.,;:", "--store", str(store), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["abstained"] is True and data["results"] == [] and "no words to match" in data["reason"]
+
+
+def test_min_score_keeps_the_results_above_it(store, capsys):
+    assert main(["search", "wireless password", "--store", str(store), "--json"]) == 0
+    every = json.loads(capsys.readouterr().out)["results"]
+    probabilities = [r["probability"] for r in every]
+    assert all(0 < p < 1 for p in probabilities) and probabilities == sorted(probabilities, reverse=True)
+    cut = (probabilities[0] + probabilities[-1]) / 2
+    assert main(["search", "wireless password", "--store", str(store), "--json", "--min-score", str(cut)]) == 0
+    kept = json.loads(capsys.readouterr().out)["results"]
+    assert [r["doc_id"] for r in kept] == [r["doc_id"] for r in every if r["probability"] >= cut]
+    assert 0 < len(kept) < len(every)
+    assert main(["search", "wireless password", "--store", str(store), "--min-score", "0.9999"]) == 0
+    assert "nothing relevant: no result reaches search.min_probability (0.9999)" in capsys.readouterr().out
+    assert main(["search", "wireless password", "--store", str(store), "--min-score", "1.5"]) != 0
+    assert "--min-score is a probability from 0 to 1" in capsys.readouterr().err

@@ -22,6 +22,9 @@ def add_search_command(sub) -> None:
     p.add_argument("--filter", action="append", metavar="KEY=VALUE",
                    help="keep results to chunks whose lang, source, doc_type (comma = any of), date_from, "
                         "date_to or doc_id_prefix match (repeatable)")
+    p.add_argument("--min-score", type=float, default=None, metavar="P",
+                   help="drop results whose probability of being relevant is below P, 0-1 "
+                        "(search.min_probability; calibrated fusion)")
     p.add_argument("--json", action="store_true", help=f"machine-readable output (schema {SEARCH_SCHEMA})")
     p.set_defaults(func=cmd_search)
 
@@ -31,6 +34,10 @@ def cmd_search(args: argparse.Namespace) -> int:
         from chaja.cli.hub import search_on_hub
         return search_on_hub(args)
     cfg = load_config(args)
+    if args.min_score is not None:
+        if not 0.0 <= args.min_score <= 1.0:
+            raise ValueError(f"--min-score is a probability from 0 to 1, not {args.min_score:g}")
+        cfg = cfg.override([f"search.min_probability={args.min_score}"])
     check_query(args.query)               # before the model loads
     check_top_k(args.k)
     filters = Filters.parse(args.filter or [])
@@ -55,7 +62,9 @@ def print_results(res) -> None:
         print(f"reranked by {res.reranker}; selected prefix: {res.selected} of {len(res.documents)}")
     if res.parts:
         print("also searched as two parts: " + " | ".join(res.parts) + "   (documents fused by reciprocal rank)")
-    if not res.documents:
+    if res.abstained:
+        print(f"nothing relevant: {res.reason}" if res.reason else "nothing relevant")
+    elif not res.documents:
         print("no results")
     for d in res.documents:
         b = d.best

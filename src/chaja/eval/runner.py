@@ -67,6 +67,8 @@ def result_documents(result: Any, depth: int = CHUNK_DEPTH) -> list[dict]:
             seen.add(doc_id)
             doc = {"doc_id": doc_id, "title": c.chunk.title, "lang": c.chunk.lang or "", "score": float(c.score),
                    "keyword_rank": c.keyword_rank, "vector_rank": c.vector_rank}
+            if getattr(c, "probability", None) is not None:
+                doc["probability"] = c.probability
             if getattr(c, "rerank_score", None) is not None:
                 doc.update(rerank=c.rerank_score, p=c.rerank_probability, fused_rank=c.fused_rank)
             out.append(doc)

@@ -4,6 +4,8 @@ it and what the reranker made of it; the chunks grouped into documents; the sele
 prefix (:mod:`chaja.rerank.selection`)."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from chaja.config import RerankConfig
 from chaja.documents import Chunk, Hit
 from chaja.rerank import Reranker
@@ -37,9 +39,14 @@ def _chunk_results(top: list[str], chunks: dict[str, Chunk], scores: dict[str, f
 
 def search_result(ctx: QueryContext, got: Gathered, lists: dict[str, list[Hit]], signals: dict[str, float],
                   top: list[str], chunks: dict[str, Chunk], scores: dict[str, float], taken: set[str],
-                  reranked: dict[str, tuple[float, int]], rerank_cfg: RerankConfig) -> SearchResult:
-    """The :class:`SearchResult` of the top chunks ``top`` (read into ``chunks``)."""
+                  reranked: dict[str, tuple[float, int]], rerank_cfg: RerankConfig,
+                  relevance: Callable[[float], float] | None = None) -> SearchResult:
+    """The :class:`SearchResult` of the top chunks ``top`` (read into ``chunks``); with
+    ``relevance`` (fused score → probability), each chunk's probability of being relevant."""
     results = _chunk_results(top, chunks, scores, taken, lists, got)
+    if relevance is not None:
+        for r in results:
+            r.probability = relevance(r.score)
     documents = group_by_document(results)
     reranker: Reranker | None = ctx.reranker
     selected = None
@@ -55,7 +62,8 @@ def search_result(ctx: QueryContext, got: Gathered, lists: dict[str, list[Hit]],
                         reranker=reranker.name if reranker is not None else None, selected=selected)
 
 
-def abstained(ctx: QueryContext, got: Gathered, signals: dict[str, float]) -> SearchResult:
-    """The result of a search that judged nothing relevant (:mod:`chaja.search.abstain`)."""
+def abstained(ctx: QueryContext, got: Gathered, signals: dict[str, float], reason: str) -> SearchResult:
+    """The result of a search that judged nothing relevant, and why (:mod:`chaja.search.abstain`,
+    :mod:`chaja.search.relevance`)."""
     return SearchResult(query=ctx.text, terms=ctx.terms, keyword_used=got.keyword_used, chunks=[], documents=[],
-                        abstained=True, signals=signals)
+                        abstained=True, reason=reason, signals=signals)

@@ -101,4 +101,4 @@ def fuse(original: SearchResult, parts: list[SearchResult], names: list[str], to
     return SearchResult(query=original.query, terms=original.terms,
                         keyword_used=original.keyword_used or any(p.keyword_used for p in parts),
                         chunks=[c for d in documents for c in d.chunks], documents=documents,
-                        abstained=original.abstained, signals=dict(original.signals), lists=lists, parts=names)
+                        abstained=original.abstained, reason=original.reason, signals=dict(original.signals), lists=lists, parts=names)

@@ -9,7 +9,9 @@
    and the keyword gate's verdict (:mod:`chaja.search.gate`);
 3. abstention when both signals are weak (:mod:`chaja.search.abstain`);
 4. :func:`~chaja.search.lists.candidate_lists`: every list the settings call for, by name;
-5. :func:`~chaja.search.fusers.fuse`: the method ``search.fusion`` names;
+5. :func:`~chaja.search.fusers.fuse`: the method ``search.fusion`` names; with calibrated
+   fusion, a query with no term and no vector evidence above chance abstains, and the
+   results below ``search.min_probability`` are dropped (:mod:`chaja.search.relevance`);
 6. the steps after fusion (:mod:`chaja.search.after_fusion`);
 7. :func:`~chaja.search.assemble.search_result`: the result, built in one place.
 
@@ -23,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from chaja.filters import Filters
 from chaja.rerank.selection import prefix_length
-from chaja.search import multipart
+from chaja.search import multipart, relevance
 from chaja.search.abstain import should_abstain
 from chaja.search.after_fusion import capped, reranked, reserved_slots, weighted
 from chaja.search.assemble import abstained, search_result
@@ -44,10 +46,18 @@ def search_once(s: Searcher, text: str, top_k: int | None = None, filters: Filte
     got = timed("lists gathered", gather, s, ctx)
     signals = {"top_cosine": got.vector[0].score if got.vector else 0.0, "keyword_coverage": got.coverage}
     if should_abstain(signals, s.cfg):
-        return abstained(ctx, got, signals)
+        return abstained(ctx, got, signals, f"the best cosine is below search.abstain_below ({s.cfg.abstain_below}) "
+                                            "and no keyword result holds the query's terms")
     lists = timed("named lists", candidate_lists, s, ctx, got)
     order, scores, fetched = timed("weights", weighted, s, timed("fusion", fuse, s, ctx, lists, got, signals))
+    best = scores[order[0]] if order else 0.0          # the search's best fused score, before any cut
+    order, reason = timed("relevance", relevance.kept, s, ctx, lists, order, scores)
+    if reason:
+        return abstained(ctx, got, signals, reason)
     reserved = timed("reserved slots", reserved_slots, s, ctx, got)
+    if s.cfg.min_probability > 0:
+        kept = set(order)
+        reserved = [c for c in reserved if c in kept]
     depth = s.rerank_cfg.depth if ctx.reranker is not None else 0
     order, doc_of = timed("per-document cap", capped, s, order, reserved, fetched, max(ctx.k, depth))
     chunks = dict(fetched)   # whole chunks: only those reranked or returned are read (one view)
@@ -60,7 +70,8 @@ def search_once(s: Searcher, text: str, top_k: int | None = None, filters: Filte
         order, moved = timed("rerank", reranked, ctx.reranker, ctx.text, order, chunks, depth)
     top, taken = reserve(order, [r for r in reserved if r in doc_of], ctx.k)
     read(top)
-    return timed("result", search_result, ctx, got, lists, signals, top, chunks, scores, taken, moved, s.rerank_cfg)
+    return timed("result", search_result, ctx, got, lists, signals, top, chunks, scores, taken, moved, s.rerank_cfg,
+                 relevance.mapping(s.cfg, best))
 
 
 def search(s: Searcher, text: str, top_k: int | None = None, filters: Filters | None = None) -> SearchResult:

@@ -19,10 +19,13 @@ def result_json(res: SearchResult, top_k: int) -> dict:
         "reranker": res.reranker,
         "selected": res.selected,
         "signals": res.signals,
+        "abstained": res.abstained,
+        "reason": res.reason,
         "top_k": top_k,
         "results": [
             {
                 "rank": d.rank, "doc_id": d.doc_id, "title": d.title, "score": d.score,
+                "probability": d.best.probability,
                 "chunk_id": d.best.chunk.id, "heading": list(d.best.chunk.heading_path),
                 "location": d.best.chunk.location and d.best.chunk.location.as_dict(),
                 "snippet": (snip := snippet(d.best.chunk.text, res.terms)),
@@ -62,7 +65,8 @@ def why_line(d: DocumentResult, keyword_used: bool) -> str:
             + (f", heading #{b.heading_rank}" if b.heading_rank is not None else "")
             + "".join(f", {name.replace('_', ' ')} #{rank}" for name, rank in sorted(b.ranks.items())
                       if name not in SHOWN_FIRST)
-            + f", fused {b.score:.4f}" + (", reserved slot" if b.reserved else "")
+            + f", fused {b.score:.4f}" + (f" (p {b.probability:.2f})" if b.probability is not None else "")
+            + (", reserved slot" if b.reserved else "")
             + (f", reranked from #{b.fused_rank} (score {b.rerank_score:.3f}, p {b.rerank_probability:.2f})"
                if b.rerank_score is not None else "")
             + (f", {len(d.chunks)} chunks" if len(d.chunks) > 1 else ""))

@@ -24,6 +24,7 @@ class ChunkResult:
     rerank_score: float | None = None  # the reranker's raw score (search.reranker; None = not reranked)
     rerank_probability: float | None = None  # ... mapped to [0, 1] (chaja.rerank.selection)
     fused_rank: int | None = None      # 1-based rank among the reranked candidates before reranking
+    probability: float | None = None   # of being relevant, from the fused score (chaja.search.relevance; calibrated fusion)
 
 
 @dataclass
@@ -47,6 +48,7 @@ class SearchResult:
     chunks: list[ChunkResult]          # fused top-k chunks, best first
     documents: list[DocumentResult]    # chunks grouped into documents, in order
     abstained: bool = False            # True when abstention judged nothing relevant
+    reason: str | None = None          # why the search abstained
     signals: dict[str, float] = field(default_factory=dict)  # top_cosine, keyword_coverage
     lists: list[str] = field(default_factory=list)           # the candidate lists that were fused, by name
     parts: list[str] = field(default_factory=list)           # the subquestions searched too (search.multipart)

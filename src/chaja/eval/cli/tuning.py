@@ -20,8 +20,11 @@ def add_replay_command(sub) -> None:
 
 
 def add_calibrate_command(sub) -> None:
-    p = sub.add_parser("calibrate", help="fit rerank.scale and rerank.shift on a reranked development run")
+    p = sub.add_parser("calibrate", help="fit rerank.scale and rerank.shift on a reranked development run "
+                                         "(--fused: search.relevance_scale and relevance_shift on a hybrid run)")
     p.add_argument("dir")
+    p.add_argument("--fused", action="store_true",
+                   help="fit the probability of being relevant from the fused scores of a hybrid run")
     p.add_argument("--check", metavar="DIR", help="also report the fitted mapping's losses on this (held-out) run")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_calibrate)
@@ -62,10 +65,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from chaja.eval.calibrate import examples, fit, losses
     from chaja.eval.report import read_records
 
     meta, _ = read_records(args.dir)
+    if args.fused:
+        return _calibrate_fused(args, (meta.get("config") or {}).get("search") or {})
+    from chaja.eval.calibrate import examples, fit, losses
+
     rerank = (meta.get("config") or {}).get("rerank") or {}
     result = fit(args.dir, rerank.get("scale", 1.0), rerank.get("shift", 0.0))
     if args.check:
@@ -78,12 +84,40 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         return 0
     print(f"{result['examples']} reranked documents, {result['useful']} useful")
     print(f"fitted mapping: p = 1 / (1 + exp(-({result['scale']:.6g} * score + {result['shift']:.6g})))")
+    _print_losses(args, result)
+    print(f"\nuse it: --set rerank.scale={result['scale']:.6g} --set rerank.shift={result['shift']:.6g}")
+    return 0
+
+
+def _calibrate_fused(args: argparse.Namespace, search: dict) -> int:
+    from chaja.eval.calibrate import fit_fused, fused_examples, fused_losses
+
+    if search.get("mode", "hybrid") != "hybrid" or search.get("fusion", "calibrated") != "calibrated":
+        raise ValueError(f"{args.dir}: --fused needs a hybrid run with calibrated fusion")
+    was = (search.get("relevance_scale", 0.0), search.get("relevance_gap", 0.0), search.get("relevance_shift", 0.0))
+    result = fit_fused(args.dir, *was)
+    if args.check:
+        x, y = fused_examples(args.check)
+        result["check"] = {"run": args.check, "examples": int(y.size), "useful": int(y.sum()),
+                           "before": fused_losses(x, y, *was),
+                           "after": fused_losses(x, y, result["scale"], result["gap"], result["shift"])}
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    print(f"{result['examples']} documents, {result['useful']} useful")
+    print(f"fitted mapping: p = 1 / (1 + exp(-({result['scale']:.4g} * s + {result['gap']:.4g} * (s - best s) "
+          f"+ {result['shift']:.4g})))")
+    _print_losses(args, result)
+    print(f"\nuse it: --set search.relevance_scale={result['scale']:.4g} --set search.relevance_gap={result['gap']:.4g} "
+          f"--set search.relevance_shift={result['shift']:.4g}")
+    return 0
+
+
+def _print_losses(args: argparse.Namespace, result: dict) -> None:
     for label, part in (("this run", result),) + ((("check run", result["check"]),) if args.check else ()):
         b, a = part["before"], part["after"]
         print(f"  {label}: log loss {b['log_loss']:.4f} -> {a['log_loss']:.4f}, "
               f"Brier {b['brier']:.4f} -> {a['brier']:.4f}")
-    print(f"\nuse it: --set rerank.scale={result['scale']:.6g} --set rerank.shift={result['shift']:.6g}")
-    return 0
 
 
 def cmd_abstention(args: argparse.Namespace) -> int:
