@@ -41,6 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
         pass
     else:
         add_eval_commands(sub, open_index)
+        from chaja.eval.cli.tune import add_tune_command
+
+        add_tune_command(sub, open_index)
         from chaja.eval.judge_cli import add_judge_commands
         from chaja.eval.question_check import add_questions_commands
 
