@@ -44,3 +44,31 @@ def test_a_wrong_key_is_an_authentication_error(hub):
     bad = openai.OpenAI(base_url=hub.url + "/v1", api_key="wrong", max_retries=0)
     with pytest.raises(openai.AuthenticationError):
         bad.embeddings.create(model="chaja", input="x")
+
+
+def test_the_client_discovers_the_served_model(hub, client):
+    listed = client.models.list().data
+    assert len(listed) == 1 and listed[0].object == "model"
+    with chaja.open(hub.store) as idx:
+        assert listed[0].id in idx.encoder.name
+    assert client.models.retrieve(listed[0].id).id == listed[0].id
+    got = client.embeddings.create(model=listed[0].id, input="보증 기간")      # the listed id is accepted
+    assert got.model == listed[0].id
+    with pytest.raises(openai.NotFoundError) as caught:
+        client.models.retrieve("text-embedding-3-small")
+    assert caught.value.code == "model_not_found"
+
+
+def test_errors_come_in_openais_shape(hub, client):
+    with pytest.raises(openai.NotFoundError) as caught:
+        client.embeddings.create(model="text-embedding-3-small", input="x")
+    body = caught.value.body
+    assert body["type"] == "not_found_error" and body["code"] == "model_not_found"
+    assert "is not served here" in caught.value.message and "text-embedding-3-small" in body["message"]
+    with pytest.raises(openai.BadRequestError) as caught:
+        client.embeddings.create(model="chaja", input=["x"], dimensions=7)
+    assert caught.value.body["type"] == "invalid_request_error" and "dimensions" in caught.value.body["message"]
+    bad = openai.OpenAI(base_url=hub.url + "/v1", api_key="wrong", max_retries=0)
+    with pytest.raises(openai.AuthenticationError) as caught:
+        bad.models.list()
+    assert caught.value.body["type"] == "authentication_error" and caught.value.code == "invalid_api_key"

@@ -12,6 +12,7 @@ Routes (all JSON; OpenAPI at ``/openapi.json``):
     POST   /v1/prune                remove every document not in ``keep`` (its own route)
     GET    /v1/stats                what the store holds
     POST   /v1/embeddings           OpenAI's request and response shape
+    GET    /v1/models               the served embedding model, as OpenAI's clients list models
     POST   /v1/rerank               Cohere's and Jina's shape, scored by search.reranker
     GET    /healthz, /readyz        alive; ready once the encoders are loaded
     GET    /metrics                 Prometheus text format

@@ -1,5 +1,7 @@
-"""The embeddings route: ``POST /v1/embeddings``, OpenAI's request and response shape,
-vectors from the store's own model (so another chaja, or any OpenAI client, can use it)."""
+"""The OpenAI-compatible routes: ``POST /v1/embeddings`` in OpenAI's request and response
+shape, vectors from the store's own model (so another chaja, or any OpenAI client, can
+use it), and ``GET /v1/models`` (and ``/v1/models/{id}``), which name that model so a
+client can discover it. Their errors come in OpenAI's shape too (:mod:`chaja.hub.errors`)."""
 from __future__ import annotations
 
 import base64
@@ -43,3 +45,25 @@ def embeddings(body: EmbeddingsIn, hub: CurrentHub) -> dict:
     return {"object": "list", "model": model_of(enc.name), "data": data,
             "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
             "seconds": round(time.perf_counter() - t, 6)}
+
+
+def _model(hub) -> dict:
+    hub.require_ready()
+    return {"id": model_of(hub.encoder.name), "object": "model", "created": 0, "owned_by": "chaja",
+            "dimensions": hub.encoder.dim}
+
+
+@router.get("/v1/models", dependencies=[read], responses=declared(401, 503),
+            summary="the embedding model served here, as OpenAI's clients list models")
+def models(hub: CurrentHub) -> dict:
+    return {"object": "list", "data": [_model(hub)]}
+
+
+@router.get("/v1/models/{model_id:path}", dependencies=[read], responses=declared(401, 404, 503,
+                                                                                  e404="the model is not served here"),
+            summary="one served model, by its id")
+def model(model_id: str, hub: CurrentHub) -> dict:
+    served = _model(hub)
+    if model_id not in {served["id"], hub.encoder.name, "chaja"}:
+        raise HTTPException(404, f"model {model_id!r} is not served here; use {served['id']!r}")
+    return served

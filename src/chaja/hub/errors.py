@@ -1,4 +1,6 @@
-"""The hub's errors, declared and answered: every error is JSON ``{"detail": ...}``.
+"""The hub's errors, declared and answered: every error is JSON ``{"detail": ...}``, and on
+the OpenAI-compatible routes also ``{"error": {"message", "type", "code"}}`` as OpenAI's
+clients read it.
 
 400 for a query or filter the library refuses, 401/403 for keys, 404, 405, 408, 413,
 422 for a body that does not fit its schema, 503 while the encoders load or when every
@@ -9,6 +11,7 @@ sends; :func:`add_handlers` makes every exception such an answer.
 """
 from __future__ import annotations
 
+import json
 import math
 
 from fastapi import FastAPI, HTTPException, Request
@@ -98,7 +101,37 @@ HANDLERS = {
 }
 
 
+#: the routes OpenAI's clients call: their errors also come in OpenAI's shape
+OPENAI_ROUTES = ("/v1/embeddings", "/v1/models")
+#: OpenAI's error type for each status (others: ``invalid_request_error`` below 500, ``server_error`` above)
+OPENAI_TYPES = {401: "authentication_error", 403: "permission_error", 404: "not_found_error",
+                429: "rate_limit_error", 503: "service_unavailable"}
+
+
+def openai_error(status: int, detail: object) -> dict:
+    """``{"message", "type", "code"}`` as OpenAI's clients read an error (``body["error"]``)."""
+    message = detail if isinstance(detail, str) else json.dumps(detail, ensure_ascii=False)
+    kind = OPENAI_TYPES.get(status, "server_error" if status >= 500 else "invalid_request_error")
+    code = "model_not_found" if status == 404 and "model" in message else \
+        "invalid_api_key" if status == 401 else None
+    return {"message": message, "type": kind, "code": code}
+
+
+def _openai_shaped(handler):
+    """``handler``, its answer on the OpenAI routes carrying ``error`` beside ``detail``."""
+    async def answer(request: Request, exc: Exception):
+        response = await handler(request, exc)
+        if not request.url.path.startswith(OPENAI_ROUTES):
+            return response
+        body = json.loads(response.body)
+        body["error"] = openai_error(response.status_code, body.get("detail"))
+        kept = {k: v for k, v in response.headers.items() if k.lower() in ("retry-after", "www-authenticate")}
+        return SafeJSONResponse(body, status_code=response.status_code, headers=kept or None)
+    return answer
+
+
 def add_handlers(app: FastAPI) -> None:
-    """Answer every exception a route raises with JSON (:data:`HANDLERS`)."""
+    """Answer every exception a route raises with JSON (:data:`HANDLERS`); on the OpenAI
+    routes the answer also holds ``{"error": {"message", "type", "code"}}``."""
     for exc, handler in HANDLERS.items():
-        app.add_exception_handler(exc, handler)
+        app.add_exception_handler(exc, _openai_shaped(handler))
