@@ -11,7 +11,7 @@ from raw import call
 ROUTES = [("POST", "/v1/search", {"query": "보증"}, False), ("GET", "/v1/documents", None, False),
           ("GET", "/v1/documents/manuals/bicycle", None, False), ("GET", "/v1/stats", None, False),
           ("POST", "/v1/embeddings", {"model": "chaja", "input": "x"}, False), ("GET", "/metrics", None, False),
-          ("GET", "/openapi.json", None, False), ("GET", "/docs", None, False),
+          ("GET", "/openapi.json", None, False),
           ("POST", "/v1/documents", {"documents": []}, True), ("DELETE", "/v1/documents/none", None, True),
           ("POST", "/v1/prune", {"keep": ["x"]}, True), ("POST", "/v1/files?name=a.txt", None, True)]
 
