@@ -10,13 +10,18 @@ Small sizes are drawn several times (``SAMPLES``), so each size scores a hundred
 questions or more. Every store is searched keyword only, vector only and hybrid; each
 sample is indexed a second time with the translation lexicon's former rule (only words
 seen twice or more, whatever the store's size; :data:`chaja.search.lexicon.SMALL_SAMPLE`)
-and searched hybrid, so the two rules are compared on the same documents and questions.
+and searched hybrid, so the two rules are compared on the same documents and questions,
+and searched hybrid with each ``--priors`` value of ``search.background_prior``. Beside
+nDCG@10, each hybrid cell reports how well the results' probability of being relevant
+(``chaja.search.relevance``) holds: log loss over the top ten, and the mean probability
+of a first result that is the gold and of one that is not.
 Results: ``benchmarks/results/store-size.{json,md}``.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import shutil
 import sys
@@ -26,6 +31,7 @@ from pathlib import Path
 
 import chaja
 from chaja.config import Config
+from chaja.eval.noise import compare_runs
 from chaja.eval.runner import evaluate
 from chaja.eval.single import single_scores
 from chaja.search import lexicon
@@ -56,11 +62,35 @@ def draw(docs, questions, size: int, seed: int):
     return chosen, asked
 
 
+def paired(records: list[dict]) -> dict[str, dict[str, float]]:
+    """Per-question nDCG@10 keyed by sample and question (a question can be drawn in several samples)."""
+    return {f"{r['sample']}:{r['id']}": {"nDCG@10": single_scores(r["rank"])["nDCG@10"]} for r in records}
+
+
+def calibration(records: list[dict]) -> dict:
+    """How well each result's probability of being relevant (``chaja.search.relevance``) is
+    calibrated: the mean log loss over the top ten documents (the gold relevant, the rest
+    not), and the mean probability of a first result that is the gold and of one that is
+    not. Empty where the results carry no probability (keyword or vector only)."""
+    pairs = [(d["probability"], d["doc_id"] in r["gold"]) for r in records for d in r["documents"][:10]
+             if d.get("probability") is not None]
+    if not pairs:
+        return {}
+    loss = -sum(math.log(max(p if y else 1 - p, 1e-12)) for p, y in pairs) / len(pairs)
+    first = [(r["documents"][0]["probability"], r["documents"][0]["doc_id"] in r["gold"]) for r in records
+             if r["documents"] and r["documents"][0].get("probability") is not None]
+    hit = [p for p, y in first if y]
+    miss = [p for p, y in first if not y]
+    return {"log_loss": loss, "p_first_gold": sum(hit) / max(len(hit), 1), "p_first_other": sum(miss) / max(len(miss), 1)}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=Path(os.environ.get("CHAJA_DATA_DIR", REPO.parent / "shared" / "data")))
     ap.add_argument("--sizes", default="20,100,1000")
     ap.add_argument("--split", default="dev", choices=["dev", "test"])
+    ap.add_argument("--priors", type=lambda v: [float(x) for x in v.split(",")], default=[0.0, 100.0],
+                    help="search.background_prior values searched hybrid besides the default (default: 0,100)")
     ap.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "store-size.json")
     args = ap.parse_args()
     if not (args.data / "korquad-v1-dev").is_dir() or not (args.data / "scifact").is_dir():
@@ -70,6 +100,7 @@ def main() -> int:
     questions = pair_store.split(questions, args.split)
     cells = {"keyword": ("", ["search.mode=keyword"]), "vector": ("", ["search.mode=vector"]),
              "hybrid": ("", []), "hybrid, words seen twice": ("-twice", [])}
+    cells.update({f"hybrid, prior {p:g}": ("", [f"search.background_prior={p}"]) for p in args.priors})
     results = {"machine": {**describe(), "chaja": chaja.__version__}, "split": args.split, "sizes": {}}
     work = Path(tempfile.mkdtemp(prefix="chaja-size-"))
     try:
@@ -92,7 +123,8 @@ def main() -> int:
                     with chaja.open(work / f"s{size}-{seed}{suffix}.chaja", Config().override(overrides)) as idx:
                         out = work / "runs" / f"{size}-{seed}-{cell.replace(' ', '_').replace(',', '')}"
                         evaluate(idx, asked, out, stream=None)
-                    records[cell] += [json.loads(line) for line in (out / "records.jsonl").open(encoding="utf-8")
+                    records[cell] += [{**json.loads(line), "sample": seed}
+                                      for line in (out / "records.jsonl").open(encoding="utf-8")
                                       if line.startswith('{"id"')]
             row = {}
             for cell, recs in records.items():
@@ -101,18 +133,34 @@ def main() -> int:
                 for r, v in zip(recs, ndcg):
                     kinds.setdefault(r["kind"], []).append(v)
                 row[cell] = {"questions": len(ndcg), "nDCG@10": sum(ndcg) / len(ndcg),
-                             "by_kind": {k: sum(v) / len(v) for k, v in sorted(kinds.items())}}
+                             "by_kind": {k: sum(v) / len(v) for k, v in sorted(kinds.items())},
+                             **calibration(recs)}
                 print(f"size {size:5d}  {cell:24s} nDCG@10 {row[cell]['nDCG@10']:.3f}  " +
-                      " ".join(f"{k} {v:.3f}" for k, v in row[cell]["by_kind"].items()), flush=True)
+                      " ".join(f"{k} {v:.3f}" for k, v in row[cell]["by_kind"].items()) +
+                      (f"  log loss {row[cell]['log_loss']:.3f}, p of a first gold {row[cell]['p_first_gold']:.2f}, "
+                       f"of a first non-gold {row[cell]['p_first_other']:.2f}" if "log_loss" in row[cell] else ""),
+                      flush=True)
+            for cell, recs in records.items():      # each hybrid variant against the default, paired
+                if cell.startswith("hybrid,"):
+                    (c,) = compare_runs(paired(records["hybrid"]), paired(recs), ["nDCG@10"])
+                    row[cell]["vs_default"] = {"diff": c.diff, "ci": [c.ci_low, c.ci_high], "p": c.p,
+                                               "verdict": c.verdict}
+                    print(f"size {size:5d}  {cell:24s} vs hybrid: {c.diff:+.3f} [{c.ci_low:+.3f}, {c.ci_high:+.3f}] "
+                          f"p {c.p:.3f} {c.verdict}", flush=True)
             results["sizes"][str(size)] = row
     finally:
         shutil.rmtree(work, ignore_errors=True)
     args.out.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    lines = ["# Quality against store size", "", f"Split: {args.split}. Machine: {results['machine'].get('cpu', '')}.", "",
+    lines = ["# Quality against store size", "", f"Split: {args.split}. Machine: {results['machine'].get('cpu', '')}.",
+             "", "nDCG@10 (log loss of the results' probability of being relevant, over the top ten); "
+             "* differs from hybrid with the defaults beyond noise (paired test)", "",
              "| documents | questions | " + " | ".join(cells) + " |", "|---|---|" + "---|" * len(cells)]
     for size, row in results["sizes"].items():
         first = next(iter(row.values()))
-        lines.append(f"| {size} | {first['questions']} | " + " | ".join(f"{row[c]['nDCG@10']:.3f}" for c in cells) + " |")
+        lines.append(f"| {size} | {first['questions']} | " + " | ".join(
+            f"{row[c]['nDCG@10']:.3f}" + (f" ({row[c]['log_loss']:.3f})" if "log_loss" in row[c] else "")
+            + ("*" if row[c].get("vs_default", {}).get("verdict") in ("better", "worse") else "")
+            for c in cells) + " |")
     args.out.with_suffix(".md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"wrote {args.out} and {args.out.with_suffix('.md')}")
     return 0
