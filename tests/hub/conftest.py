@@ -22,3 +22,12 @@ def hub(tmp_path_factory):
     running.writer.add_documents(load_paths([CORPUS]))
     yield running
     stop_hub(running)
+
+
+@pytest.fixture(scope="session")
+def plain_hub(tmp_path_factory):
+    """A hub with the defaults: no keys, no reranker, an empty store."""
+    root = tmp_path_factory.mktemp("plain")
+    running = start_hub(root / "plain.chaja", root / "plain.log", [])
+    yield running
+    stop_hub(running)

@@ -87,14 +87,6 @@ def test_a_key_is_needed_where_keys_are_set(hub):
     assert call(hub.url, "POST", "/v1/rerank", {"query": "x", "documents": ["a"]}, key="wrong")[0] == 401
 
 
-@pytest.fixture(scope="module")
-def plain_hub(tmp_path_factory):
-    root = tmp_path_factory.mktemp("plain")
-    running = start_hub(root / "plain.chaja", root / "plain.log", [])
-    yield running
-    stop_hub(running)
-
-
 def test_a_hub_without_a_reranker_says_so(plain_hub):
     status, body, _ = call(plain_hub.url, "POST", "/v1/rerank", {"query": "x", "documents": ["a"]})
     assert status == 503 and "search.reranker" in body["detail"]
