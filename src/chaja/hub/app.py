@@ -21,7 +21,7 @@ import contextlib
 from fastapi import FastAPI
 
 import chaja
-from chaja.hub import docs, documents, embeddings, errors, health, rerank, search
+from chaja.hub import docs, documents, embeddings, errors, health, rerank, search, web
 from chaja.hub.auth import Keys
 from chaja.hub.limits import BodyLimits
 from chaja.hub.metrics import RequestMetrics
@@ -29,7 +29,8 @@ from chaja.hub.responses import SafeJSONResponse
 from chaja.hub.state import Hub
 
 #: every router of the hub, included in this order
-ROUTERS = (docs.router, health.router, search.router, documents.router, embeddings.router, rerank.router)
+ROUTERS = (docs.router, web.router, health.router, search.router, documents.router, embeddings.router,
+           rerank.router)
 
 
 def create_app(hub: Hub, *, own: bool = True) -> FastAPI:
