@@ -3,26 +3,9 @@ A hub with keys serves the page and its assets to anyone (they hold no data) and
 a key in the page; its OpenAPI document still needs one."""
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-
-import pytest
-
+from browser import page_dom
 from hubs import READ_KEY
 from raw import call
-
-
-def chromium_dom(url: str) -> str:
-    exe = next((shutil.which(n) for n in (os.environ.get("CHAJA_CHROMIUM"), "chromium", "chromium-browser",
-                                          "google-chrome") if n and shutil.which(n)), None)
-    if exe is None:
-        pytest.skip("no headless browser: install Debian's chromium package (apt-get install chromium) "
-                    "or set CHAJA_CHROMIUM")
-    done = subprocess.run([exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                           "--no-first-run", "--virtual-time-budget=8000", "--dump-dom", url],
-                          capture_output=True, text=True, timeout=120)
-    return done.stdout
 
 
 def test_the_page_and_its_assets_come_from_the_hub(hub):
@@ -40,13 +23,13 @@ def test_the_page_and_its_assets_come_from_the_hub(hub):
 
 
 def test_with_keys_the_page_asks_for_one_before_it_reads_the_api(hub):
-    dom = chromium_dom(hub.url + "/docs")
+    dom = page_dom(hub.url + "/docs")
     assert 'id="key-form"' in dom and 'id="key-form" hidden' not in dom   # the key form is shown
     assert "/v1/search" not in dom                                           # nothing read without a key
 
 
 def test_without_keys_the_page_shows_every_route_offline(plain_hub):
-    dom = chromium_dom(plain_hub.url + "/docs")
+    dom = page_dom(plain_hub.url + "/docs")
     assert 'id="key-form" hidden' in dom
     for path in ("/v1/search", "/v1/documents", "/v1/embeddings", "/v1/models"):
         assert path in dom, path

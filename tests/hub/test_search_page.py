@@ -4,30 +4,16 @@ view with the matching passage marked, the interface follows the browser's langu
 a hub with keys asks for one before it searches."""
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import subprocess
 from html import unescape
 from urllib.parse import quote
 
 import pytest
 
 from chaja.loaders import load_paths
+from browser import page_dom
 from hubs import CORPUS
 from raw import call
-
-
-def dom(url: str, *flags: str) -> str:
-    exe = next((shutil.which(n) for n in (os.environ.get("CHAJA_CHROMIUM"), "chromium", "chromium-browser",
-                                          "google-chrome") if n and shutil.which(n)), None)
-    if exe is None:
-        pytest.skip("no headless browser: install Debian's chromium package (apt-get install chromium) "
-                    "or set CHAJA_CHROMIUM")
-    done = subprocess.run([exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                           "--no-first-run", "--virtual-time-budget=10000", *flags, "--dump-dom", url],
-                          capture_output=True, text=True, timeout=120)
-    return done.stdout
 
 
 def results(page: str) -> list[tuple[str, str]]:
@@ -51,7 +37,7 @@ def test_the_page_is_one_file_the_hub_serves(hub):
 
 
 def test_a_korean_question_finds_its_page_first(open_hub):
-    page = dom(open_hub.url + "/?q=" + quote("라우터 무선 비밀번호 변경"))
+    page = page_dom(open_hub.url + "/?q=" + quote("라우터 무선 비밀번호 변경"))
     found = results(page)
     assert found and found[0][0] == "manuals/router"
     assert "<mark>" in page                                         # the question's terms highlighted
@@ -59,14 +45,14 @@ def test_a_korean_question_finds_its_page_first(open_hub):
 
 
 def test_the_language_filter_holds_and_the_url_carries_it(open_hub):
-    page = dom(open_hub.url + "/?q=" + quote("정비 안내") + "&lang=ko")
+    page = page_dom(open_hub.url + "/?q=" + quote("정비 안내") + "&lang=ko")
     found = results(page)
     assert found and all(lang == "ko" for _, lang in found)
     assert 'value="ko" selected' in page or re.search(r'<details id="filters" open', page)
 
 
 def test_a_shared_link_opens_the_document_with_its_passage_marked(open_hub):
-    page = dom(open_hub.url + "/?q=" + quote("wireless password") + "#doc=" + quote("manuals/router", safe=""))
+    page = page_dom(open_hub.url + "/?q=" + quote("wireless password") + "#doc=" + quote("manuals/router", safe=""))
     assert results(page)[0][0] == "manuals/router"
     view = page[page.index('<section id="doc"'):]
     assert 'hidden=""' not in view.split(">", 1)[0]                  # the document view is open
@@ -74,14 +60,14 @@ def test_a_shared_link_opens_the_document_with_its_passage_marked(open_hub):
 
 
 def test_the_interface_follows_the_browsers_language(open_hub):
-    korean = dom(open_hub.url + "/?q=" + quote("wireless password"), "--lang=ko-KR", "--accept-lang=ko-KR")
+    korean = page_dom(open_hub.url + "/?q=" + quote("wireless password"), "--lang=ko-KR", "--accept-lang=ko-KR")
     assert '<html lang="ko"' in korean and ">검색<" in korean and "근거 —" in korean
-    english = dom(open_hub.url + "/?q=" + quote("wireless password"), "--lang=en-US", "--accept-lang=en-US")
+    english = page_dom(open_hub.url + "/?q=" + quote("wireless password"), "--lang=en-US", "--accept-lang=en-US")
     assert '<html lang="en"' in english and ">Search<" in english
 
 
 def test_with_keys_the_page_asks_for_one_before_it_searches(hub):
-    page = dom(hub.url + "/?q=" + quote("라우터 무선 비밀번호 변경"))
+    page = page_dom(hub.url + "/?q=" + quote("라우터 무선 비밀번호 변경"))
     assert re.search(r'<form id="key-form">', page)                   # shown: no hidden attribute
     assert "This hub needs an API key." in page
     assert results(page) == []
