@@ -11,7 +11,7 @@ from raw import call
 @pytest.mark.parametrize("method, path, status", [
     ("GET", "/v1/search", 405), ("PUT", "/v1/documents", 405), ("PATCH", "/v1/search", 405),
     ("OPTIONS", "/v1/search", 405), ("DELETE", "/v1/search", 405), ("GET", "/nowhere", 404),
-    ("POST", "/search", 404), ("GET", "/", 404),
+    ("POST", "/search", 404), ("POST", "/", 405),       # GET / is the search page (test_search_page.py)
 ])
 def test_wrong_methods_and_paths_get_json(hub, method, path, status):
     got, out, headers = call(hub.url, method, path, key=READ_KEY)
