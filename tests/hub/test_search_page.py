@@ -34,6 +34,9 @@ def test_the_page_is_one_file_the_hub_serves(hub):
     assert status == 200 and headers["content-type"].startswith("text/html")
     assert "http://" not in page and "https://" not in page           # nothing loaded from elsewhere
     assert "/v1/search" in page and 'role="search"' in page
+    status, script, headers = call(hub.url, "GET", "/pages/hub-key.js")    # the key handling both pages share
+    assert status == 200 and "javascript" in headers["content-type"] and "sessionStorage" in script
+    assert call(hub.url, "GET", "/pages/search.html")[0] == 404           # only what a page loads is served
 
 
 def test_a_korean_question_finds_its_page_first(open_hub):

@@ -54,10 +54,14 @@ def cmd_search(args: argparse.Namespace) -> int:
 def print_results(res) -> None:
     """A search result as text: the query's terms and lists, then each document with its
     best passage and why it ranked."""
-    gate = ("lists fused: " + ", ".join(res.lists)) if res.lists else "no list fused"
-    if not res.keyword_used:
-        gate += "; keyword list gated off"
-    print(f"query: {res.query}   terms: {' '.join(res.terms[:20])}{' …' if len(res.terms) > 20 else ''}   ({gate})")
+    terms = f"{' '.join(res.terms[:20])}{' …' if len(res.terms) > 20 else ''}" if res.terms else "(none)"
+    if res.abstained:                   # no list was fused: say why, not which lists
+        print(f"query: {res.query}   terms: {terms}")
+    else:
+        gate = ("lists fused: " + ", ".join(res.lists)) if res.lists else "no list fused"
+        if not res.keyword_used:
+            gate += "; keyword list gated off"
+        print(f"query: {res.query}   terms: {terms}   ({gate})")
     if res.reranker:
         print(f"reranked by {res.reranker}; selected prefix: {res.selected} of {len(res.documents)}")
     if res.parts:

@@ -16,17 +16,30 @@ from __future__ import annotations
 import functools
 from importlib import resources
 
-from fastapi import APIRouter
-from fastapi.responses import HTMLResponse
+from fastapi import APIRouter, HTTPException
+from fastapi.responses import HTMLResponse, Response
 
 router = APIRouter(include_in_schema=False)
 
 
-@functools.lru_cache(maxsize=1)
-def page() -> str:
-    return resources.files("chaja.hub").joinpath("pages", "search.html").read_text(encoding="utf-8")
+#: the files under ``pages/`` a browser may fetch as they are, and their media types
+SHARED = {"hub-key.js": "text/javascript"}
+
+
+@functools.lru_cache(maxsize=8)
+def page(name: str) -> str:
+    """A file of ``pages/`` (read once)."""
+    return resources.files("chaja.hub").joinpath("pages", name).read_text(encoding="utf-8")
 
 
 @router.get("/")
 def search_page() -> HTMLResponse:
-    return HTMLResponse(page(), headers={"Cache-Control": "no-cache"})
+    return HTMLResponse(page("search.html"), headers={"Cache-Control": "no-cache"})
+
+
+@router.get("/pages/{name}")
+def shared(name: str) -> Response:
+    """A script both pages load (the API key's handling, ``pages/hub-key.js``)."""
+    if name not in SHARED:
+        raise HTTPException(404, f"no such file: {name}")
+    return Response(page(name), media_type=SHARED[name], headers={"Cache-Control": "no-cache"})

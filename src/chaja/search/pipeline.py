@@ -55,7 +55,7 @@ def search_once(s: Searcher, text: str, top_k: int | None = None, filters: Filte
     if reason:
         return abstained(ctx, got, signals, reason)
     reserved = timed("reserved slots", reserved_slots, s, ctx, got)
-    if s.cfg.min_probability > 0:
+    if relevance.cuts(s.cfg):           # a reserved slot does not bring back a result the cut-off dropped
         kept = set(order)
         reserved = [c for c in reserved if c in kept]
     depth = s.rerank_cfg.depth if ctx.reranker is not None else 0

@@ -65,6 +65,11 @@ def has_probability(cfg: SearchConfig) -> bool:
     return cfg.fusion == "calibrated" and cfg.mode == "hybrid"
 
 
+def cuts(cfg: SearchConfig) -> bool:
+    """Whether ``search.min_probability`` drops results: only where they carry a probability."""
+    return has_probability(cfg) and cfg.min_probability > 0
+
+
 def kept(s: Searcher, ctx: QueryContext, lists: dict[str, list[Hit]], order: list[str],
          scores: Mapping[str, float]) -> tuple[list[str], str | None]:
     """The fused ``order`` without what falls below ``search.min_probability``, and why the
@@ -76,7 +81,7 @@ def kept(s: Searcher, ctx: QueryContext, lists: dict[str, list[Hit]], order: lis
         if scores[order[0]] < chance_evidence(weights, s.background.get("chunk", {}).get("n", 2)):
             return [], ("the query has no words to match, and no passage is closer to it than the best of "
                         "the store's passages would be by chance")
-    if has_probability(cfg) and cfg.min_probability > 0:
+    if cuts(cfg):
         order = cut(order, scores, cfg)
         if not order:
             return [], f"no result reaches search.min_probability ({cfg.min_probability:g})"
