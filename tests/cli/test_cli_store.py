@@ -77,12 +77,48 @@ def test_optimize_moves_an_older_stores_vectors_and_says_so(tmp_path, capsys):
     capsys.readouterr()
     assert main(["optimize", "--store", store, "--quiet"]) == 0
     out = capsys.readouterr().out
-    assert "vectors moved out of the rows into the files beside the store, each kept once:" in out
+    assert "vector files written again, each vector kept once in the store's form:" in out
     from chaja.stores.sqlite import SqliteStore
     with SqliteStore(store) as s:     # (the fixture records no statistics, which `chaja check` would ask for)
         assert s.check() == [] and not s.vectors_to_move() and s._vectors("chunk")[0].shape[0] == 1229
     assert main(["optimize", "--store", store, "--quiet"]) == 0
-    assert "vectors moved" not in capsys.readouterr().out
+    assert "vector files written again" not in capsys.readouterr().out
+
+
+def test_optimize_vectors_switches_the_files_form_both_ways(tmp_path, capsys):
+    """``chaja optimize --vectors float32`` rewrites int8 files as float32 (larger) and
+    ``--vectors int8`` back; the store stays whole and an exact vector search
+    ranks the same best chunks from either form."""
+    import tarfile
+
+    import numpy as np
+
+    from chaja.stores import sqlite_vectors
+    from chaja.stores.sqlite import SqliteStore
+
+    with tarfile.open(Path(__file__).parent.parent / "fixtures" / "stores" / "schema5-store.tar.gz") as tar:
+        tar.extractall(tmp_path, filter="data")
+    store = str(tmp_path / "old.chaja")
+
+    def files_and_top(form: str) -> tuple[int, list[list[str]]]:
+        with SqliteStore(store) as s:
+            assert s.check() == [] and not s.vectors_to_move()
+            mat = s._vectors("chunk")[0]
+            assert sqlite_vectors.encoding_of(mat) == form
+            queries = np.asarray(mat[np.arange(0, 1200, 100)])
+            tops = [[h.chunk_id for h in s.vector(q, 5)] for q in queries]
+        return sum(p.stat().st_size for p in tmp_path.glob("old.chaja-*.vectors")), tops
+
+    assert main(["optimize", "--store", store, "--quiet"]) == 0          # a new store's form: int8
+    small, int8_tops = files_and_top("int8")
+    assert main(["optimize", "--store", store, "--quiet", "--vectors", "float32"]) == 0
+    assert "vector files written again" in capsys.readouterr().out
+    large, float_tops = files_and_top("float32")
+    assert large > small
+    assert sum(len(set(a) & set(b)) for a, b in zip(int8_tops, float_tops)) >= 0.9 * 5 * len(int8_tops)
+    assert all(a[0] == b[0] for a, b in zip(int8_tops, float_tops))     # each query is a stored row
+    assert main(["optimize", "--store", store, "--quiet", "--vectors", "int8"]) == 0
+    assert files_and_top("int8")[0] == small
 
 
 def test_check_names_a_missing_vector_file_once_and_repair_goes_on(tmp_path, capsys):

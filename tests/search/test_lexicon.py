@@ -1,4 +1,7 @@
 """The translation lexicon, with the real multilingual USE v3 encoder."""
+import base64
+import json
+
 import numpy as np
 import pytest
 
@@ -54,9 +57,14 @@ def test_counts_keep_words_seen_twice_most_frequent_first(use, monkeypatch):
     assert all(counts["en"][w] >= lexicon.MIN_COUNT for w in lex.words["en"])
     for lang in lex.languages:
         assert lex.vectors[lang].shape == (len(lex.words[lang]), 512)
-        np.testing.assert_allclose(np.linalg.norm(lex.vectors[lang], axis=1), 1.0, atol=2e-3)   # float16, as kept
+        np.testing.assert_allclose(np.linalg.norm(lex.vectors[lang], axis=1), 1.0, atol=1e-5)   # as kept: unit rows
         assert lex.vectors[lang].dtype == np.float32
-        np.testing.assert_array_equal(lex.vectors[lang], lex.vectors[lang].astype(np.float16).astype(np.float32))
+        step = np.abs(lex.vectors[lang]).max(axis=1, keepdims=True) / 127     # int8 codes, one scale a row
+        codes = lex.vectors[lang] / step
+        np.testing.assert_allclose(codes, np.rint(codes), atol=1e-3)
+        raw = use.encode_passages(lex.words[lang][:5])
+        raw /= np.linalg.norm(raw, axis=1, keepdims=True)
+        assert np.all(np.sum(raw * lex.vectors[lang][:5], axis=1) > 0.999)    # within rounding of the encoder's
 
 
 def test_a_korean_word_is_carried_to_its_english_translation(use):
@@ -164,8 +172,6 @@ def test_a_word_of_the_store_is_looked_up_and_finds_what_a_scan_finds(use, monke
 
 
 def test_the_nearest_words_round_trip_and_a_lexicon_without_them_is_scanned(use):
-    import base64
-    import json
 
     lex = lexicon.build(TEXTS, use)
     back = lexicon.decode(lexicon.encode(lex))
@@ -200,7 +206,6 @@ def test_a_rebuild_updates_the_nearest_words_to_those_of_a_fresh_build(use):
 
 
 def test_a_lexicon_recorded_without_the_tables_is_not_current(use):
-    import json
 
     text = lexicon.encode(lexicon.build(TEXTS, use))
     assert lexicon.is_current(text) and lexicon.is_current("")
@@ -208,3 +213,20 @@ def test_a_lexicon_recorded_without_the_tables_is_not_current(use):
     for entry in raw.values():
         del entry["nearest"]
     assert not lexicon.is_current(json.dumps(raw)) and not lexicon.is_current(None)
+
+
+def test_a_lexicon_recorded_with_float16_vectors_still_reads(use):
+    """A store recorded its lexicon's vectors as float16 before the int8 codes: it decodes
+    to the same words and nearest-word tables, and today's value is about half its size."""
+    lex = lexicon.build(TEXTS, use)
+    raw = json.loads(lexicon.encode(lex))
+    for lang, entry in raw.items():
+        entry.pop("codes"), entry.pop("scales")
+        entry["vectors"] = base64.b64encode(lex.vectors[lang].astype(np.float16).tobytes()).decode()
+    older = json.dumps(raw, ensure_ascii=False)
+    got = lexicon.decode(older)
+    assert got is not None and got.words == lex.words
+    for lang in lex.languages:
+        np.testing.assert_allclose(got.vectors[lang], lex.vectors[lang], atol=1e-3)
+    assert got.translate_words(["상태"], {"상태": got.vector_of("상태")}, "en", 0.7) == ["state"]
+    assert len(lexicon.encode(lex)) < 0.6 * len(older)

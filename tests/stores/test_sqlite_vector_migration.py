@@ -16,6 +16,8 @@ import pytest
 from chaja.stores import sqlite_vectors
 from chaja.stores.sqlite import SCHEMA_VERSION, VECTOR_FIELDS, SqliteStore
 
+from vectors_kept import holds
+
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "stores"
 _spec = importlib.util.spec_from_file_location("make_schema5_store", FIXTURES / "make_schema5_store.py")
 made = importlib.util.module_from_spec(_spec)
@@ -45,8 +47,8 @@ def assert_holds_what_it_was_given(store: SqliteStore) -> None:
     for field, want in given().items():
         mat, ids, _ = store._vectors(field)
         assert sorted(ids) == sorted(want), field
-        got = dict(zip(ids, np.asarray(mat)))
-        assert all(np.array_equal(got[c], want[c]) for c in want), field
+        row = {c: i for i, c in enumerate(ids)}
+        assert all(holds(mat, want[c], row[c]) for c in want), field
 
 
 def in_rows(path: Path, column: str) -> int:

@@ -14,6 +14,9 @@ def add_optimize_command(sub) -> None:
     p = sub.add_parser("optimize", help="build the vector graphs that index --defer-graphs left for later")
     add_common_options(p)
     p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.add_argument("--vectors", choices=("int8", "float32"),
+                   help="keep the vector files in this form from now on (SQLite store; int8, a quarter of the"
+                        " bytes, is a new store's) and rewrite those in the other form")
     p.set_defaults(func=cmd_optimize)
 
 
@@ -54,6 +57,13 @@ def cmd_optimize(args: argparse.Namespace) -> int:
     with open_existing(args.store, load_config(args)) as idx:
         started = time.perf_counter()
         tell = None if args.quiet else (lambda step: print(f"  {step} ...", file=sys.stderr, flush=True))
+        if args.vectors:
+            encode = getattr(idx.store, "set_vector_encoding", None)
+            if encode is None:
+                print("--vectors is for a SQLite store: PostgreSQL keeps its vectors in its own columns",
+                      file=sys.stderr)
+                return 2
+            encode(args.vectors)
         moving, size = idx.vectors_to_move(), _on_disk(args.store)
         built = idx.build_graphs(progress=tell)
         left = idx.deferred_graphs()
@@ -61,7 +71,7 @@ def cmd_optimize(args: argparse.Namespace) -> int:
         freed = reclaim() if reclaim is not None else 0
     now = _on_disk(args.store)           # closed: the write-ahead log folded in
     if moving:
-        print(f"vectors moved out of the rows into the files beside the store, each kept once:"
+        print(f"vector files written again, each vector kept once in the store's form:"
               f" {size / 1e6:,.1f} MB -> {now / 1e6:,.1f} MB")
     elif freed:
         print(f"gave back {freed / 1e6:,.1f} MB of free pages: {size / 1e6:,.1f} MB -> {now / 1e6:,.1f} MB")

@@ -20,7 +20,7 @@ chunks (at most :data:`SAMPLE` chunks of the store, in the order
 :data:`MIN_COUNT` times (every word, in a sample of fewer than :data:`SMALL_SAMPLE` chunks:
 a small store repeats few words, and its questions name the words it holds once), the
 :data:`MAX_WORDS` most frequent kept. It is recorded in
-the store's meta (``index.lexicon``, vectors as float16) with the statistics, and a
+the store's meta (``index.lexicon``, vectors as int8 codes with a scale a row) with the statistics, and a
 word's vector is reused from the previous lexicon rather than encoded again. With it go
 each word's nearest word in every other language (:mod:`chaja.search.nearest_words`), so a
 query word the store holds is translated by looking it up.
@@ -177,7 +177,7 @@ def build(texts: Iterable[tuple[str, str]], encoder, previous: Lexicon | None = 
         mat = np.stack([np.asarray(known[w], dtype=np.float32) for w in ws]) if ws else np.zeros((0, 0), np.float32)
         if mat.size:
             mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-12)
-        vectors[lang] = mat.astype(np.float16).astype(np.float32)    # as the store keeps them (encode)
+        vectors[lang] = _as_kept(mat)                                 # as the store keeps them (encode)
     return Lexicon(words, vectors, nearest_words.tables(words, vectors, previous))
 
 
@@ -192,11 +192,32 @@ def _b64(a: np.ndarray) -> str:
     return base64.b64encode(a.tobytes()).decode("ascii")
 
 
+def _row_codes(mat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """int8 codes of each row, ``c = round(127 · v / max_j |v_j|)``, and the scale that
+    makes ``s · c`` a unit vector, ``s = 1 / |c|``: a quarter of float32's bytes. The codes
+    do not change when a row is scaled, so a row rebuilt from them (a word's vector reused
+    by the next lexicon, normalised again) gets the same codes and scale: no drift."""
+    peak = np.abs(mat).max(axis=1) if mat.size else np.zeros(len(mat), np.float32)
+    safe = np.where(peak > 0, peak, 1.0)[:, None]
+    codes = np.clip(np.rint(127 * mat / safe), -127, 127).astype(np.int8)
+    length = np.linalg.norm(codes.astype(np.float32), axis=1)
+    return codes, np.where(length > 0, 1.0 / np.maximum(length, 1e-12), 1.0).astype(np.float32)
+
+
+def _as_kept(mat: np.ndarray) -> np.ndarray:
+    """``mat`` as :func:`encode` keeps it and :func:`decode` gives it back."""
+    codes, scales = _row_codes(mat)
+    return codes.astype(np.float32) * scales[:, None]
+
+
 def encode(lex: Lexicon) -> str:
+    """The lexicon as JSON: per language its words, their vectors as int8 codes with one
+    scale a row (:func:`_row_codes`) and the nearest-word tables, arrays in base64."""
     out = {}
     for lang, ws in sorted(lex.words.items()):
+        codes, scales = _row_codes(lex.vectors[lang])
         out[lang] = {"words": ws, "dim": int(lex.vectors[lang].shape[1]) if ws else 0,
-                     "vectors": _b64(lex.vectors[lang].astype(np.float16)),
+                     "codes": _b64(codes), "scales": _b64(scales.astype("<f4")),
                      "nearest": {dst: {"rows": _b64(rows.astype("<i4")), "cos": _b64(cos.astype("<f4"))}
                                  for (src, dst), (rows, cos) in sorted(lex.nearest.items()) if src == lang}}
     return json.dumps(out, ensure_ascii=False)
@@ -221,7 +242,12 @@ def _decoded(text: str) -> Lexicon | None:
         words, vectors, nearest = {}, {}, {}
         for lang, entry in raw.items():
             ws, dim = list(entry["words"]), int(entry["dim"])
-            mat = np.frombuffer(base64.b64decode(entry["vectors"]), dtype=np.float16).astype(np.float32)
+            if "codes" in entry:
+                codes = np.frombuffer(base64.b64decode(entry["codes"]), dtype=np.int8).reshape(len(ws), dim)
+                scales = np.frombuffer(base64.b64decode(entry["scales"]), dtype="<f4")
+                mat = codes.astype(np.float32) * scales[:, None]
+            else:               # recorded before the codes: float16
+                mat = np.frombuffer(base64.b64decode(entry["vectors"]), dtype=np.float16).astype(np.float32)
             mat = mat.reshape(len(ws), dim) if ws else np.zeros((0, 0), np.float32)
             mat.flags.writeable = False
             words[lang], vectors[lang] = ws, mat

@@ -8,8 +8,10 @@ FTS5 ``ascii`` tokenizer then splits on those spaces only and keeps every
 non-ASCII character, so a stored term matches exactly the same query term.
 Each query term becomes a quoted FTS5 string, so nothing a user types is syntax.
 
-Vector search is exact: all vectors are held in one float32 matrix and scored by
-dot product (cosine, as vectors are L2-normalised), fine up to a few 100k chunks.
+Vector search scores by dot product (cosine, as vectors are L2-normalised) over one
+matrix a field: exact below :data:`~chaja.stores.sqlite_ann.ANN_THRESHOLD` vectors, over an
+HNSW graph's candidates above it. A field's file keeps its vectors as int8 codes with a
+scale per dimension (:mod:`chaja.stores.quantized`) unless the store is set to float32.
 Heading vectors (one per chunk that has a heading) sit beside the chunk vector
 and are searched the same way (``field="heading"``).
 

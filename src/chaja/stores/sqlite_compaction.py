@@ -16,6 +16,9 @@ from chaja.stores import sqlite_ann, sqlite_errors, sqlite_space, sqlite_vectors
 from chaja.stores.sqlite_matrices import positions
 from chaja.stores.sqlite_schema import MOVE_VECTORS, VECTOR_FIELDS
 
+#: meta key: the form the store's vector files keep their vectors in
+ENCODING_KEY = "vectors.encoding"
+
 
 class Compaction:
     """:meth:`compact` of :class:`~chaja.stores.sqlite.SqliteStore`, which takes the
@@ -124,18 +127,20 @@ class Compaction:
         value = self.get_meta(key)
         rec = None if value is None else json.loads(value)
         since = None if rec is None else rec["seq"]
-        if since is not None and not self._db.execute(
+        encoding = self.vector_encoding
+        if since is not None and sqlite_vectors.recorded_encoding(rec) == encoding and not self._db.execute(
                 "SELECT 1 FROM keyword_log WHERE seq > ? LIMIT 1", (since,)).fetchone():
             # nothing written since the file (`chaja optimize` after a bulk load: 92 s of
             # rewriting at 1,000,000 chunks saved): the same file covers this entry too
             if since != seq:
                 self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                                 (key, sqlite_vectors.record(rec["file"], seq, mat.shape[0])))
+                                 (key, sqlite_vectors.record(rec["file"], seq, mat.shape[0], encoding)))
         elif since is not None or mat.shape[0] >= sqlite_vectors.FILE_THRESHOLD:
             # (under the write lock: a file no record names is one a crashed compaction left)
             sqlite_vectors.remove_unrecorded(self.path, field, None if rec is None else rec["file"])
+            mat = sqlite_vectors.in_encoding(mat, encoding)
             written = sqlite_vectors.write(self.path, field, mat, ids, langs, rowids, seq=seq,
-                                           store_id=self._keywords.store_id)
+                                           store_id=self._keywords.store_id, encoding=encoding)
             self._vector_files_done.append(written)
             self._columns_to_empty.append((column, since))
             self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, written))
@@ -146,6 +151,8 @@ class Compaction:
         """Bring the field's graph to ``seq``: updated with the ``touched`` rows where one
         exists and ``full`` is not asked, else built anew; its record written to meta."""
         projected = field in sqlite_ann.PROJECTED_FIELDS and basis.size > 0
+        if not isinstance(mat, np.ndarray):            # int8 codes: the graph is built from floats
+            mat, held = np.asarray(mat, dtype=np.float32), False
         if projected:          # the space the searcher's queries are in
             if held:                                   # not the matrix searches may still hold
                 mat = np.array(mat)
@@ -175,8 +182,26 @@ class Compaction:
 
     def vectors_to_move(self) -> bool:
         """Whether the store was written by schema 5 and its vectors wait in the rows for
-        the compaction that moves them into files (:mod:`chaja.stores.sqlite_vectors`)."""
-        return self.get_meta(MOVE_VECTORS) is not None
+        the compaction that moves them into files, or a field's file keeps its vectors in
+        another form than the store's (:mod:`chaja.stores.sqlite_vectors`)."""
+        if self.get_meta(MOVE_VECTORS) is not None:
+            return True
+        records = (self.get_meta(sqlite_vectors.record_key(f)) for f in VECTOR_FIELDS)
+        return any(sqlite_vectors.recorded_encoding(json.loads(v)) != self.vector_encoding for v in records if v)
+
+    @property
+    def vector_encoding(self) -> str:
+        """The form the store's vector files keep their vectors in (meta ``vectors.encoding``;
+        :data:`~chaja.stores.sqlite_vectors.ENCODINGS`, the first when unset)."""
+        return self.get_meta(ENCODING_KEY) or sqlite_vectors.ENCODINGS[0]
+
+    def set_vector_encoding(self, encoding: str) -> None:
+        """Keep the vector files in ``encoding`` from the next compaction on (``chaja optimize
+        --vectors``): ``int8`` codes with one scale per dimension, or ``float32``."""
+        if encoding not in sqlite_vectors.ENCODINGS:
+            raise ValueError(f"vector encoding must be one of {', '.join(sqlite_vectors.ENCODINGS)},"
+                             f" not {encoding!r}")
+        self.set_meta(ENCODING_KEY, encoding)
 
     def reclaim_space(self) -> int:
         """Give back the pages compaction freed, rewriting the file where it must

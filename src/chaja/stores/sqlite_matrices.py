@@ -1,7 +1,8 @@
 """The vector matrices and graphs a store object keeps in memory, and how they are kept
 level with what any process has committed.
 
-Each vector field is one float32 matrix (rows in rowid order, with the chunk ids, their
+Each vector field is one matrix (float32, or int8 codes with a scale per dimension where its
+file keeps them so: :mod:`chaja.stores.quantized`; rows in rowid order, with the chunk ids, their
 languages and rowids beside it): mapped from the field's recorded vector file
 (:mod:`chaja.stores.sqlite_vectors`, the one copy of the vectors it holds) with the rows
 written since read from SQLite; a field without one (fewer than
@@ -16,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from chaja.language_means import META_KEY as LANGUAGE_MEANS, store_basis
-from chaja.stores import sqlite_ann, sqlite_vectors
+from chaja.stores import quantized, sqlite_ann, sqlite_vectors
 from chaja.stores.base import StoreError
 from chaja.stores.sqlite_in import select_in
 from chaja.stores.sqlite_schema import VECTOR_FIELDS
@@ -233,7 +234,7 @@ class CachedMatrices:
         if keep.all() and (not rows or not rowids.size or new_rowids.min() > rowids[-1]):
             # only new rows, after every kept one (the common case: documents added)
             order = np.argsort(new_rowids, kind="stable")
-            return ((np.concatenate([mat, added[order]]), list(ids) + [rows[i][1] for i in order],
+            return ((quantized.append(mat, added[order]), list(ids) + [rows[i][1] for i in order],
                      np.concatenate([langs, np.array([rows[i][2] or "" for i in order]) if rows else langs[:0]])),
                     np.concatenate([rowids, new_rowids[order]]))
         all_rowids = np.concatenate([rowids[keep], new_rowids])
@@ -247,7 +248,8 @@ class CachedMatrices:
             id_array = base[1]
         all_ids = np.concatenate([id_array[keep], np.array([r[1] for r in rows], dtype=object)])
         all_langs = np.concatenate([langs[keep], np.array([r[2] or "" for r in rows]) if rows else langs[:0]])
-        return ((np.concatenate([mat[keep], added])[order], all_ids[order].tolist(), all_langs[order]),
+        return ((quantized.take(quantized.append(quantized.take(mat, keep), added), order),
+                 all_ids[order].tolist(), all_langs[order]),
                 all_rowids[order])
 
     def _read_matrix(self, column: str, dim: int) -> tuple[tuple[np.ndarray, list[str], np.ndarray], np.ndarray]:

@@ -91,7 +91,7 @@ class ChunkReads:
         """At most ``n`` stored ``field`` vectors: the first ``n`` by :func:`sample_order`."""
         mat, ids, _ = self._vectors(field)
         if mat.shape[0] <= n:
-            return mat
+            return np.asarray(mat, dtype=np.float32)
         chosen = sorted(range(len(ids)), key=lambda i: sample_order(ids[i]))[:n]
         return mat[np.sort(np.asarray(chosen, dtype=np.int64))]
 

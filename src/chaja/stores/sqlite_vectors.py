@@ -16,6 +16,11 @@ transaction that names it commits, so a crash leaves the committed record and it
 as they were, the rows still holding theirs; a file no record names is removed by the
 next compaction. The file the old record named is removed once the new one commits.
 
+Each file keeps its vectors in the store's :data:`ENCODINGS` form: ``int8`` (the default:
+codes with one scale per dimension, :mod:`chaja.stores.quantized`, a quarter of the bytes)
+or ``float32``. A store reads either; a compaction writes a field's file again where its
+form is not the store's.
+
 A store written before schema 6 keeps every vector in its rows, and may hold a
 ``<store>-<field>.vectors`` file (a copy of them, used only while it covers the keyword
 file's entry: :func:`read_copy`); its next compaction moves the vectors into a recorded
@@ -32,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from chaja.stores import array_file
+from chaja.stores.quantized import ScaledInt8
 
 MAGIC = b"CHJVEC\x01\x00"
 #: an empty blob in a vector column: the row's vector is in the field's recorded file
@@ -40,6 +46,8 @@ IN_FILE = b""
 #: below it a store never compacts). With the file, a reader that sees another
 #: process's write reads only the rows written since, not the whole field again.
 FILE_THRESHOLD = 1_000
+#: the forms a vector file keeps its vectors in; the first is a new store's
+ENCODINGS = ("int8", "float32")
 
 
 def copy_path(store_path: Path, field: str) -> Path:
@@ -98,26 +106,49 @@ def remove_unrecorded(store_path: Path, field: str, recorded: str | None) -> Non
             path.unlink(missing_ok=True)
 
 
-def write(store_path: Path, field: str, matrix: np.ndarray, ids: Sequence[str], langs: np.ndarray,
-          rowids: np.ndarray, *, seq: int, store_id: str) -> str:
-    """Write the field's matrix to a new file; the record (JSON) that names it."""
+def encoding_of(matrix) -> str:
+    """The form ``matrix`` keeps its numbers in: ``int8`` codes or ``float32``."""
+    return "int8" if isinstance(matrix, ScaledInt8) else "float32"
+
+
+def in_encoding(matrix, encoding: str):
+    """``matrix`` in the form ``encoding`` (itself when it is in that form)."""
+    if encoding not in ENCODINGS:
+        raise ValueError(f"vector encoding must be one of {', '.join(ENCODINGS)}, not {encoding!r}")
+    if encoding_of(matrix) == encoding:
+        return matrix
+    return ScaledInt8.quantize(matrix) if encoding == "int8" else np.asarray(matrix, dtype=np.float32)
+
+
+def write(store_path: Path, field: str, matrix, ids: Sequence[str], langs: np.ndarray,
+          rowids: np.ndarray, *, seq: int, store_id: str, encoding: str = ENCODINGS[0]) -> str:
+    """Write the field's matrix to a new file in the form ``encoding``; the record (JSON)
+    that names it."""
     name = f"{store_path.name}-{field}.{seq}-{secrets.token_hex(4)}.vectors"
-    _save(store_path.with_name(name), field, matrix, ids, langs, rowids, seq=seq, store_id=store_id)
-    return record(name, seq, matrix.shape[0])
+    _save(store_path.with_name(name), field, in_encoding(matrix, encoding), ids, langs, rowids,
+          seq=seq, store_id=store_id)
+    return record(name, seq, matrix.shape[0], encoding)
 
 
-def record(name: str, seq: int, rows: int) -> str:
-    return json.dumps({"file": name, "seq": seq, "rows": int(rows)})
+def record(name: str, seq: int, rows: int, encoding: str) -> str:
+    return json.dumps({"file": name, "seq": seq, "rows": int(rows), "encoding": encoding})
 
 
-def _save(path: Path, field: str, matrix: np.ndarray, ids: Sequence[str], langs: np.ndarray,
+def recorded_encoding(rec: dict) -> str:
+    """The form a record's file keeps its vectors in (a record without one: ``float32``)."""
+    return rec.get("encoding", "float32")
+
+
+def _save(path: Path, field: str, matrix, ids: Sequence[str], langs: np.ndarray,
           rowids: np.ndarray, *, seq: int, store_id: str) -> None:
     names = sorted({str(x) for x in langs})
     code = {n: i for i, n in enumerate(names)}
     encoded = [c.encode("utf-8") for c in ids]
     offsets = np.concatenate([[0], np.cumsum([len(b) for b in encoded], dtype=np.int64)]).astype(np.int64)
+    numbers = ({"codes": matrix.codes, "scales": matrix.scales} if isinstance(matrix, ScaledInt8)
+               else {"matrix": matrix.astype(np.float32, copy=False)})
     array_file.save(path, MAGIC, {
-        "matrix": matrix.astype(np.float32, copy=False), "rowids": rowids.astype(np.int64),
+        **numbers, "rowids": rowids.astype(np.int64),
         # (a list, not np.fromiter over a generator: a KeyboardInterrupt raised inside one
         # by Ctrl-C was seen lost there, the compaction going on as if nothing happened)
         "langs": np.array([code[str(x)] for x in langs], dtype=np.uint8),
@@ -163,5 +194,6 @@ def _load(path: Path, field: str, store_id: str, *, seq: int | None = None):
     if meta.get("store_id") != store_id or meta.get("field") != field or (seq is not None and meta.get("seq") != seq):
         raise ValueError("another store's or another entry's")
     names = np.array(meta["lang_names"] or [""])
-    return (arrays["matrix"], ChunkIds(arrays["ids"], arrays["id_offsets"]),
+    matrix = ScaledInt8(arrays["codes"], arrays["scales"]) if "codes" in arrays else arrays["matrix"]
+    return (matrix, ChunkIds(arrays["ids"], arrays["id_offsets"]),
             names[arrays["langs"]] if arrays["langs"].size else np.zeros(0, names.dtype), arrays["rowids"])

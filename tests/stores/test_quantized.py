@@ -1,0 +1,60 @@
+"""int8 codes with one scale per dimension: each number within half a step of what it
+was, scores as the rebuilt floats give them, rows taken and added as codes."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from chaja.stores.quantized import BLOCK, LEVELS, ScaledInt8, append, fitting_scales, take
+
+
+def unit_rows(n: int, dim: int, seed: int = 0) -> np.ndarray:
+    m = np.random.default_rng(seed).standard_normal((n, dim)).astype(np.float32)
+    return m / np.linalg.norm(m, axis=1, keepdims=True)
+
+
+def test_each_number_is_within_half_a_step_of_its_dimensions_scale():
+    m = unit_rows(3 * BLOCK + 17, 24)
+    q = ScaledInt8.quantize(m)
+    assert q.codes.dtype == np.int8 and np.abs(q.codes).max() == LEVELS
+    assert np.all(np.abs(np.asarray(q) - m) <= q.scales / 2 * (1 + 1e-5))
+    assert q.nbytes < m.nbytes / 3.5
+
+
+def test_a_score_is_the_rebuilt_rows_score_block_by_block():
+    m = unit_rows(2 * BLOCK + 5, 32, seed=1)
+    q = ScaledInt8.quantize(m)
+    query = unit_rows(1, 32, seed=2)[0]
+    assert np.allclose(q @ query, np.asarray(q) @ query, atol=1e-5)
+    assert np.abs(q @ query - m @ query).max() < 0.02
+    rows = np.array([5, 0, 4000])
+    assert np.array_equal(q[rows], np.asarray(q)[rows]) and q[3].shape == (32,)
+    assert np.allclose(q.mean(axis=0), np.asarray(q).mean(axis=0))
+
+
+def test_take_and_append_keep_codes_and_wider_rows_widen_the_scales():
+    m = unit_rows(300, 16, seed=3)
+    q = ScaledInt8.quantize(m)
+    part = take(q, np.arange(0, 300, 2))
+    assert isinstance(part, ScaledInt8) and np.array_equal(part.codes, q.codes[::2])
+    fits = append(q, m[:10] * 0.5)
+    assert np.array_equal(fits.scales, q.scales) and np.array_equal(fits.codes[:300], q.codes)
+    wide = append(q, 3 * m[:10])
+    assert np.all(wide.scales >= q.scales) and wide.shape == (310, 16)
+    both = np.concatenate([m, 3 * m[:10]])
+    assert np.all(np.abs(np.asarray(wide) - both) <= wide.scales * (1 + 1e-5))
+    assert np.array_equal(append(m, m[:2]), np.concatenate([m, m[:2]]))     # a float matrix stays float
+
+
+def test_a_column_of_zeros_and_an_empty_matrix():
+    m = unit_rows(10, 4)
+    m[:, 2] = 0
+    assert fitting_scales(m)[2] == 1 and np.all(ScaledInt8.quantize(m).codes[:, 2] == 0)
+    assert ScaledInt8.quantize(np.zeros((0, 4), np.float32)).shape == (0, 4)
+
+
+def test_codes_that_do_not_match_their_scales_are_refused():
+    with pytest.raises(ValueError):
+        ScaledInt8(np.zeros((3, 4), np.int16), np.ones(4, np.float32))
+    with pytest.raises(ValueError):
+        ScaledInt8(np.zeros((3, 4), np.int8), np.ones(5, np.float32))
