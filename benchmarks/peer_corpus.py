@@ -36,10 +36,29 @@ def read_pool(sources: list[Path]) -> list[dict]:
                     "lang": row[4] or "", "terms": (row[9], row[10], row[11])}
             for name, blob in zip(FIELDS, row[5:9]):
                 dim = dims["aligned_dim" if name.startswith("aligned") else "dim"]
-                item[name] = None if blob is None else np.frombuffer(blob, np.float32).reshape(dim)
+                # an empty blob: the vector is in the field's file (read below)
+                item[name] = None if blob is None else np.frombuffer(blob, np.float32).reshape(dim) if blob else ""
             pool.append(item)
         db.close()
+        _vectors_from_files(src, [p for p in pool if p["id"].startswith(f"{src.stem}:")])
     return pool
+
+
+def _vectors_from_files(src: Path, items: list[dict]) -> None:
+    """Fill the vectors the store keeps in its files (as float32, whatever form it keeps)."""
+    from chaja.stores.sqlite import VECTOR_FIELDS, SqliteStore
+
+    wanted = {name for item in items for name in FIELDS if isinstance(item[name], str)}
+    if not wanted:
+        return
+    column_field = {column: field for field, column in VECTOR_FIELDS.items()}
+    with SqliteStore(src) as store:
+        for name in wanted:
+            mat, ids, _ = store._vectors(column_field[name])
+            row = {cid: i for i, cid in enumerate(ids)}
+            for item in items:
+                if isinstance(item[name], str):
+                    item[name] = np.asarray(mat[row[item["id"].split(":", 1)[1]]], dtype=np.float32)
 
 
 def _vary_terms(terms: str, v: int) -> str:

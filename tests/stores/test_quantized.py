@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from chaja.stores import quantized
 from chaja.stores.quantized import BLOCK, LEVELS, ScaledInt8, append, fitting_scales, take
 
 
@@ -21,7 +22,12 @@ def test_each_number_is_within_half_a_step_of_its_dimensions_scale():
     assert q.nbytes < m.nbytes / 3.5
 
 
-def test_a_score_is_the_rebuilt_rows_score_block_by_block():
+@pytest.mark.parametrize("floats_kept", [True, False])
+def test_a_score_is_the_rebuilt_rows_score_block_by_block(floats_kept, monkeypatch):
+    """Scored on the codes a block at a time (a large matrix), or on the floats a small
+    matrix keeps after its first scan: the same scores either way."""
+    if not floats_kept:
+        monkeypatch.setattr(quantized, "FLOAT_CACHE_NUMBERS", 0)
     m = unit_rows(2 * BLOCK + 5, 32, seed=1)
     q = ScaledInt8.quantize(m)
     query = unit_rows(1, 32, seed=2)[0]
@@ -30,6 +36,7 @@ def test_a_score_is_the_rebuilt_rows_score_block_by_block():
     rows = np.array([5, 0, 4000])
     assert np.array_equal(q[rows], np.asarray(q)[rows]) and q[3].shape == (32,)
     assert np.allclose(q.mean(axis=0), np.asarray(q).mean(axis=0))
+    assert (q._floats is not None) == floats_kept
 
 
 def test_take_and_append_keep_codes_and_wider_rows_widen_the_scales():
