@@ -29,7 +29,7 @@ from chaja.ingest import IndexReport, Progress, PruneGuard, index_documents
 from chaja.loaders import LoadReport, ReadProgress, load_paths
 from chaja.rerank import Reranker, get_reranker
 from chaja import store_statistics
-from chaja.language_means import META_KEY
+from chaja.language_means import META_KEY, decode_means
 from chaja.store_statistics import PENDING
 from chaja.filters import Filters
 from chaja.search.results import SearchResult
@@ -208,8 +208,11 @@ class Index:
         ``config.search`` live."""
         token = self.store.get_meta(META_KEY)
         if self._searcher is None or self._searcher.cfg is not self.config.search or token != self._token:
-            enc = self.encoder if self.store.get_meta("encoder") else None
-            aligned = self.aligned_encoder if enc is not None else None
+            indexed = self.store.get_meta("encoder") is not None
+            aligned = self.aligned_encoder if indexed else None
+            if aligned is not None and len(decode_means(token, min_chunks=1)) > 1:
+                getattr(aligned, "prefetch", lambda: None)()   # loads beside the e5 encoder's load below
+            enc = self.encoder if indexed else None
             self._searcher = Searcher(self.store, enc, self.config.search, self.analyzer, aligned,
                                       rerank=self.config.rerank, rerankers=self.reranker)
             self._token = token
