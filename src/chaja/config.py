@@ -157,6 +157,7 @@ class HubConfig:
     max_batch: int = 1000               # documents per write request
     max_inputs: int = 2048              # texts per embeddings request
     request_settings: list[str] = field(default_factory=lambda: list(REQUEST_SETTINGS))  # search.* a request may set
+    judging: str = ""                   # a judging folder (chaja judge pool files) the /judge page grades; "" = none
 
 
 @dataclass

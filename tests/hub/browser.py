@@ -1,22 +1,48 @@
-"""Headless Chromium for the hub's page tests: the DOM of a page once its scripts ran."""
+"""Headless Chromium for the hub's page tests: the DOM of a page once its scripts ran
+(:func:`page_dom`), or a browser to drive, keys and all (:func:`driven_chromium`,
+Playwright over the same Chromium)."""
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
 
 import pytest
 
+NO_BROWSER = ("no headless browser: install Debian's chromium package (apt-get install chromium) "
+              "or set CHAJA_CHROMIUM")
 
-def page_dom(url: str, *flags: str, budget_ms: int = 10_000) -> str:
-    """The DOM of ``url`` after ``budget_ms`` of virtual time (Debian's ``chromium``, or the
-    browser ``$CHAJA_CHROMIUM`` names); skips the test where there is none."""
+
+def chromium() -> str:
+    """Debian's ``chromium``, or the browser ``$CHAJA_CHROMIUM`` names; skips the test where there is none."""
     exe = next((shutil.which(n) for n in (os.environ.get("CHAJA_CHROMIUM"), "chromium", "chromium-browser",
                                           "google-chrome") if n and shutil.which(n)), None)
     if exe is None:
-        pytest.skip("no headless browser: install Debian's chromium package (apt-get install chromium) "
-                    "or set CHAJA_CHROMIUM")
-    done = subprocess.run([exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+        pytest.skip(NO_BROWSER)
+    return exe
+
+
+def page_dom(url: str, *flags: str, budget_ms: int = 10_000) -> str:
+    """The DOM of ``url`` after ``budget_ms`` of virtual time."""
+    done = subprocess.run([chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                            "--no-first-run", f"--virtual-time-budget={budget_ms}", *flags, "--dump-dom", url],
                           capture_output=True, text=True, timeout=120)
     return done.stdout
+
+
+@contextlib.contextmanager
+def driven_chromium() -> Iterator[object]:
+    """A Playwright browser over the Chromium :func:`chromium` finds (Playwright's own
+    browser download is not needed); skips where Playwright or Chromium is missing."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the browser tests that type keys need Playwright: "
+                                                                 "pip install playwright (in the dev extra)")
+    exe = chromium()
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=exe, args=["--no-sandbox", "--disable-gpu",
+                                                               "--disable-dev-shm-usage"])
+        try:
+            yield browser
+        finally:
+            browser.close()

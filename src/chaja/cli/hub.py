@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from chaja.cli.common import add_common_options, load_config
 from chaja.cli.output import delete_each, print_stats, report_loading
@@ -21,6 +22,9 @@ def add_serve_command(sub) -> None:
     p.add_argument("--host", default=None, help="address to listen on (default: hub.host, 127.0.0.1)")
     p.add_argument("--port", type=int, default=None, help="port (default: hub.port, 8750; 0 = any free port)")
     p.add_argument("--quiet", action="store_true", help="no access log")
+    p.add_argument("--judging", metavar="DIR", help="a folder of judging pools (chaja judge pool) to grade in the "
+                                                   "browser at /judge; grades are saved beside them "
+                                                   "(default: hub.judging)")
     p.set_defaults(func=cmd_serve)
 
 
@@ -30,8 +34,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
     require_server_extra()
     from chaja.hub.serve import ListenError, serve
 
+    config = load_config(args)
+    if args.judging:
+        config.hub.judging = args.judging
+    if config.hub.judging:
+        if not Path(config.hub.judging).is_dir():
+            print(f"error: no judging folder at {config.hub.judging} (chaja judge pool --out DIR/pool.jsonl "
+                  "makes one)", file=sys.stderr)
+            return 2
+        config.hub.judging = str(Path(config.hub.judging).resolve())
     try:
-        serve(args.store, load_config(args), host=args.host, port=args.port, quiet=args.quiet)
+        serve(args.store, config, host=args.host, port=args.port, quiet=args.quiet)
     except ListenError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -16,10 +16,11 @@ Routes (all JSON; OpenAPI at ``/openapi.json``):
     POST   /v1/rerank               Cohere's and Jina's shape, scored by search.reranker
     GET    /healthz, /readyz        alive; ready once the encoders are loaded
     GET    /metrics                 Prometheus text format
+    GET    /, /judge, /docs         the search page, the judging page (chaja serve --judging DIR), the API docs
 
 Each resource is a router of its own (:mod:`chaja.hub.search`, :mod:`chaja.hub.documents`,
 :mod:`chaja.hub.embeddings`, :mod:`chaja.hub.rerank`, :mod:`chaja.hub.health`,
-:mod:`chaja.hub.docs`), put together
+:mod:`chaja.hub.docs`, :mod:`chaja.hub.web`, :mod:`chaja.hub.judging`), put together
 by :func:`chaja.hub.app.create_app`; routes get the hub and the caller's key from
 :mod:`chaja.hub.dependencies`, and errors are answered by :mod:`chaja.hub.errors`.
 

@@ -2,8 +2,8 @@
 
 Each resource's routes live in a module of their own (see :mod:`chaja.hub` for the
 list): :mod:`~chaja.hub.search`, :mod:`~chaja.hub.documents`,
-:mod:`~chaja.hub.embeddings`, :mod:`~chaja.hub.rerank`, :mod:`~chaja.hub.health` and
-:mod:`~chaja.hub.docs`.
+:mod:`~chaja.hub.embeddings`, :mod:`~chaja.hub.rerank`, :mod:`~chaja.hub.health`,
+:mod:`~chaja.hub.docs` and :mod:`~chaja.hub.judging`.
 A route is given the running :class:`~chaja.hub.state.Hub` and the caller's key by
 the dependencies of :mod:`chaja.hub.dependencies`, which read them from ``app.state``.
 Handlers are plain functions, which FastAPI runs in its thread pool: a search borrows
@@ -21,7 +21,7 @@ import contextlib
 from fastapi import FastAPI
 
 import chaja
-from chaja.hub import docs, documents, embeddings, errors, health, rerank, search, web
+from chaja.hub import docs, documents, embeddings, errors, health, judging, rerank, search, web
 from chaja.hub.auth import Keys
 from chaja.hub.limits import BodyLimits
 from chaja.hub.metrics import RequestMetrics
@@ -30,7 +30,7 @@ from chaja.hub.state import Hub
 
 #: every router of the hub, included in this order
 ROUTERS = (docs.router, web.router, health.router, search.router, documents.router, embeddings.router,
-           rerank.router)
+           rerank.router, judging.router)
 
 
 def create_app(hub: Hub, *, own: bool = True) -> FastAPI:

@@ -119,6 +119,11 @@ class RerankIn(Strict):
     return_documents: StrictBool = Field(False, description="add each document's text to its result")
 
 
+class GradeIn(Strict):
+    """A judge's grade of one pair of a judging pool (:mod:`chaja.hub.judging`)."""
+    grade: StrictInt | Text = Field(description="0-3, or \"abstain\" where the judge declines to grade the pair")
+
+
 class RerankDocument(BaseModel):
     text: str
 

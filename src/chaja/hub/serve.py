@@ -81,7 +81,8 @@ def serve(location: str, config: Config, *, host: str | None = None, port: int |
     app = create_app(hub)
 
     actual = sock.getsockname()[1]
-    print(f"chaja hub on http://{host}:{actual}  (docs: /docs; Ctrl-C to stop)", file=sys.stderr, flush=True)
+    judging = "; judging: /judge" if config.hub.judging else ""
+    print(f"chaja hub on http://{host}:{actual}  (docs: /docs{judging}; Ctrl-C to stop)", file=sys.stderr, flush=True)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning" if quiet else "info", access_log=not quiet,
                                            timeout_keep_alive=5, limit_concurrency=1000, lifespan="on"))
     server.run(sockets=[sock])

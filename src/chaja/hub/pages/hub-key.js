@@ -15,6 +15,7 @@ var hubKey = (function () {
     ask: function (then) {                            // show the form; on submit keep the key and go on
       var form = document.getElementById("key-form"), input = document.getElementById("key");
       form.hidden = false;
+      input.value = "";                               // a refused key is not offered again
       input.focus();
       form.onsubmit = function (event) {
         event.preventDefault();
