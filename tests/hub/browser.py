@@ -1,9 +1,11 @@
 """Headless Chromium for the hub's page tests: the DOM of a page once its scripts ran
 (:func:`page_dom`), or a browser to drive, keys and all (:func:`driven_chromium`,
-Playwright over the same Chromium)."""
+Playwright over the same Chromium), a page of its own in it (:func:`new_page`) and
+axe-core's verdict on a page (:func:`serious`)."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import subprocess
@@ -46,3 +48,23 @@ def driven_chromium() -> Iterator[object]:
             yield browser
         finally:
             browser.close()
+
+
+def new_page(browser, url: str, locale: str = "en-US", width: int = 1000, height: int = 900, key: str | None = None):
+    """A page in a fresh browser context (a tab session of its own), opened at ``url``."""
+    context = browser.new_context(locale=locale, viewport={"width": width, "height": height})
+    if key:
+        context.add_init_script(f"sessionStorage.setItem('chaja-hub-key', {json.dumps(key)})")
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    page.goto(url)
+    return page
+
+
+def serious(page) -> list[str]:
+    """axe-core's serious and critical violations on the page (axe from the axe-playwright-python package)."""
+    axe = pytest.importorskip("axe_playwright_python.sync_playwright",
+                              reason="the accessibility check needs axe-playwright-python (in the dev extra)")
+    found = axe.Axe().run(page).response["violations"]
+    return [f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+            for v in found if v["impact"] in ("serious", "critical")]

@@ -25,7 +25,7 @@ from playwright.sync_api import expect  # noqa: E402
 from chaja.cli import main  # noqa: E402
 from chaja.eval import agreement  # noqa: E402
 from chaja.eval import reference as ref  # noqa: E402
-from browser import driven_chromium  # noqa: E402
+from browser import driven_chromium, new_page, serious  # noqa: E402
 from hubs import READ_KEY, WRITE_KEY  # noqa: E402
 from judging_pools import place  # noqa: E402
 from raw import call  # noqa: E402
@@ -43,17 +43,6 @@ def browser():
 @pytest.fixture(scope="module")
 def folder(plain_hub, judging_root):
     return judging_root / "open"
-
-
-def new_page(browser, url: str, locale: str = "en-US", width: int = 1000, height: int = 900, key: str | None = None):
-    """A page in a fresh browser context (a tab session of its own), opened at ``url``."""
-    context = browser.new_context(locale=locale, viewport={"width": width, "height": height})
-    if key:
-        context.add_init_script(f"sessionStorage.setItem('chaja-hub-key', {json.dumps(key)})")
-    page = context.new_page()
-    page.set_default_timeout(20_000)
-    page.goto(url)
-    return page
 
 
 def settled(page) -> None:
@@ -188,15 +177,6 @@ def test_the_interface_follows_the_browsers_language(plain_hub, folder, judging_
     page.context.close()
 
 
-def serious(page) -> list[str]:
-    """axe-core's serious and critical violations on the page (axe from the axe-playwright-python package)."""
-    axe = pytest.importorskip("axe_playwright_python.sync_playwright",
-                              reason="the accessibility check needs axe-playwright-python (in the dev extra)")
-    found = axe.Axe().run(page).response["violations"]
-    return [f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
-            for v in found if v["impact"] in ("serious", "critical")]
-
-
 def test_no_serious_accessibility_problems(hub, plain_hub, folder, judging_pool, browser):
     items = place(judging_pool, folder, "axe")
     for judge, grades in (("gil", [3, 2]), ("hana", [3, 0])):
@@ -210,12 +190,16 @@ def test_no_serious_accessibility_problems(hub, plain_hub, folder, judging_pool,
         expect(page.locator("#progress")).to_have_text("0 of 1 graded")
         assert serious(page) == [], f"adjudication view at {width}px"
         page.context.close()
-    page = new_page(browser, hub.url + "/?q=" + quote("라우터 무선 비밀번호 변경"), key=READ_KEY)
-    expect(page.locator("#results > li").first).to_be_visible()
-    page.locator("#results a").first.click()                      # the document view open too
-    expect(page.locator("#doc")).to_be_visible()
-    assert serious(page) == [], "search page"
-    page.context.close()
+    for width in (1000, 390):
+        page = new_page(browser, hub.url + "/?q=" + quote("라우터 무선 비밀번호 변경"), key=READ_KEY, width=width)
+        expect(page.locator("#results > li").first).to_be_visible()
+        page.keyboard.press("ArrowDown")                          # a result current (marked), as the keys leave it
+        expect(page.locator("#r0")).to_be_focused()
+        assert serious(page) == [], f"search page with results at {width}px"
+        page.keyboard.press("Enter")                              # the document view open too
+        expect(page.locator("#doc section.matched")).to_be_visible()
+        assert serious(page) == [], f"search page with the document open at {width}px"
+        page.context.close()
     for path in ("/judge", "/"):                                    # the key forms, before any key
         page = new_page(browser, hub.url + path + ("" if path == "/judge" else "?q=x"))
         expect(page.locator("#key-form")).to_be_visible()
