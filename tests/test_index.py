@@ -117,7 +117,8 @@ def test_progress_names_the_finishing_steps_after_the_last_document(tmp_path, co
         total = idx.store.stats().documents
     stages = [p.stage for p in seen]
     finishing = stages[stages.index("vector statistics"):]
-    assert set(stages[:stages.index("vector statistics")]) == {"encoding"}
+    # (the chunks written before the run met its second language get their aligned vectors first)
+    assert set(stages[:stages.index("vector statistics")]) <= {"encoding", "aligned vectors"}
     assert finishing[:2] == ["vector statistics", "translation lexicon"]     # Korean and English
     assert "keyword postings" in finishing and "vectors chunk" in finishing
     assert all(p.documents_done == p.documents_total == total for p in seen if p.stage != "encoding")

@@ -106,7 +106,7 @@ def test_a_long_document_is_staged_in_batches_and_shown_only_whole(tmp_path, enc
     assert [r[:2] for r in a] == [r[:2] for r in b]
     for x, y in zip(a, b):
         assert np.allclose(np.frombuffer(x[2], np.float32), np.frombuffer(y[2], np.float32), atol=1e-5)
-        assert np.allclose(np.frombuffer(x[3], np.float32), np.frombuffer(y[3], np.float32), atol=1e-5)
+        assert x[3] is None and y[3] is None        # a store of one language: no aligned vectors
 
 
 def crash_while_staging(path, encoder, doc: Document) -> int:

@@ -19,6 +19,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 
 
+from chaja import aligned_fill
 from chaja.analysis import get_analyzer
 from chaja.config import Config, SearchConfig
 from chaja.documents import Document
@@ -133,13 +134,16 @@ class Index:
             if progress is not None:
                 progress(dataclasses.replace(last[0], stage=name) if last else Progress(0, 0, 0, 0.0, 0, name))
 
+        need = aligned_fill.AlignedNeed(self.store) if aligned is not None else None
         if self.store.get_meta(PENDING) != "1":
             self.store.set_meta(PENDING, "1")        # cleared once the statistics follow this run
         report = index_documents(self.store, enc, docs, self.analyzer, max_chars=self.config.index.chunk_chars,
                                  batch_chunks=max(self.config.encoder.batch_size, 1) * 4, prune=prune,
                                  heading_vectors=self.config.index.heading_vectors, aligned_encoder=aligned,
                                  progress=relay if progress is not None else None, prune_guard=prune_guard,
-                                 replace_moved=replace_moved)
+                                 replace_moved=replace_moved, aligned_need=need)
+        if need is not None:          # a store that holds a second language now: the chunks before get theirs
+            aligned_fill.fill_pending(self.store, aligned, need, stage)
         # also after a run that found nothing to do: a crash may have left them behind
         self._record_statistics(changed=bool(report.added or report.changed or report.removed), stage=stage)
         compact = getattr(self.store, "compact", None)

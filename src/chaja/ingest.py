@@ -10,9 +10,10 @@ half-written document.
 With ``heading_vectors`` each chunk that has a heading also gets the vector of
 its section's name alone (title and heading path, encoded as a passage;
 identical names in a batch are encoded once), for the heading list of
-:mod:`chaja.search.searcher`. With an ``aligned_encoder`` every chunk also gets
+:mod:`chaja.search.searcher`. With an ``aligned_encoder`` each chunk also gets
 that encoder's vector of its passage and of its section name (the title alone
-before the first heading), for the aligned lists.
+before the first heading), for the aligned lists, once the store and the run hold
+two languages (:mod:`chaja.aligned_fill`, which also fills the chunks written before).
 """
 from __future__ import annotations
 
@@ -136,7 +137,8 @@ def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], an
                     *, max_chars: int = 1200, batch_chunks: int = 64, prune: bool = False,
                     heading_vectors: bool = False, aligned_encoder: Encoder | None = None,
                     progress: Callable[[Progress], None] | None = None,
-                    prune_guard: PruneGuard | None = None, replace_moved: bool = False) -> IndexReport:
+                    prune_guard: PruneGuard | None = None, replace_moved: bool = False,
+                    aligned_need: Callable[[set[str]], bool] | None = None) -> IndexReport:
     """Store ``docs`` (see the module's docstring). With ``prune``, ``prune_guard`` (the
     loader's report) is asked once every document is read: a reason its ``prune_veto()``
     gives (a path that was missing, nothing read) removes nothing and is kept in
@@ -144,7 +146,9 @@ def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], an
     file is there but failed to read) stay. A
     document whose id is stored from another file that is still there (two folders
     of one layout indexed into one store) is not stored over it unless
-    ``replace_moved``; it is named in ``kept_elsewhere``."""
+    ``replace_moved``; it is named in ``kept_elsewhere``. ``aligned_need(languages)``
+    says whether a batch of chunks of those languages gets aligned vectors
+    (:class:`chaja.aligned_fill.AlignedNeed`; every batch without it)."""
     start = time.perf_counter()
     report = IndexReport()
     stored = store.fingerprints()
@@ -157,6 +161,8 @@ def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], an
     run = _Run(store, encoder, analyzer, max_chars=max_chars, batch_chunks=batch_chunks,
                heading_vectors=heading_vectors, aligned_encoder=aligned_encoder, progress=progress,
                report=report, stored=stored, state=state)
+    if aligned_need is not None:
+        run.aligned_need = aligned_need
     run.store_all(todo, staging)
     if prune:
         _prune(store, report, sorted(set(stored) - set(seen)), prune_guard, staging)
@@ -245,6 +251,7 @@ class _Run:
         self.max_chars, self.batch_chunks = max_chars, batch_chunks
         self.heading_vectors, self.aligned_encoder = heading_vectors, aligned_encoder
         self.progress, self.report, self.stored, self.state = progress, report, stored, state
+        self.aligned_need: Callable[[set[str]], bool] = lambda langs: True   # (chaja.aligned_fill.AlignedNeed)
         self.pending: list[tuple[Document, list]] = []
         self.passages: list[str] = []
 
@@ -278,7 +285,7 @@ class _Run:
         chunks = [c for _, parts in items for c, *_ in parts]
         headings = self.heading_vectors_of(chunks) if self.heading_vectors else {}
         aligned, names = None, {}
-        if self.aligned_encoder is not None:
+        if self.aligned_encoder is not None and self.aligned_need({c.lang for c in chunks}):
             aligned = self.aligned_encoder.encode_passages(texts)
             names_ = sorted({n for c in chunks if (n := c.aligned_name())})
             names = dict(zip(names_, self.aligned_encoder.encode_passages(names_))) if names_ else {}

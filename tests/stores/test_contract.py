@@ -406,6 +406,30 @@ def test_chunk_languages_and_documents(store, build):
     assert store.doc_ids(["ko-doc#0", "en-doc#0"]) == {"en-doc#0": "en-doc"}
 
 
+def test_aligned_vectors_given_later_to_chunks_that_have_none(store, build):
+    """A store of one language grown into two: chunks written without aligned vectors are
+    listed, in id order and by pages, and given theirs; a chunk that has them keeps them;
+    the aligned lists find them, and the keyword list is as it was."""
+    d, r = build.make_doc("ko", "문서", ["하나의 조각", "둘째 조각", "셋째 조각"], headings=[("절",), (), ()])
+    e, q = build.make_doc("en", "Doc", ["one piece"], lang="en")
+    q[0].aligned_vector = q[0].aligned_heading_vector = build.unit(40)
+    store.put_document(d, r)
+    store.put_document(e, q)
+    assert [c.id for c in store.chunks_without_aligned("", 2)] == ["ko#0", "ko#1"]
+    assert [c.id for c in store.chunks_without_aligned("ko#1", 10)] == ["ko#2"]
+    before = ids(store.keyword(["조각"], 10))
+    given = [("ko#0", build.unit(41), build.unit(42)), ("ko#1", build.unit(43), None),
+             ("ko#2", build.unit(44), None), ("en#0", build.unit(45), None), ("gone", build.unit(46), None)]
+    assert store.put_aligned_vectors(given) == 3
+    assert store.chunks_without_aligned("", 10) == []
+    assert ids(store.vector(build.unit(41), 1, field="aligned")) == ["ko#0"]
+    assert ids(store.vector(build.unit(42), 1, field="aligned_heading")) == ["ko#0"]
+    assert ids(store.vector(build.unit(40), 1, field="aligned")) == ["en#0"]        # kept its own
+    assert ids(store.keyword(["조각"], 10)) == before
+    with pytest.raises(StoreError):
+        store.put_aligned_vectors([("ko#0", np.ones(build.DIM + 1, np.float32), None)])
+
+
 def test_chunks_of_one_section_share_its_heading_vector(store, build):
     d, r = build.make_doc("s", "문서", ["첫 조각", "둘째 조각", "다른 절"], headings=[("설치",), ("설치",), ("사용",)])
     r[0].heading_vector = r[1].heading_vector = build.unit(5)

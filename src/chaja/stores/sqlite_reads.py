@@ -108,6 +108,13 @@ class ChunkReads:
         return {str(lang): (int((langs == lang).sum()), mat[langs == lang].mean(axis=0))
                 for lang in np.unique(langs)}
 
+    def chunks_without_aligned(self, after: str = "", limit: int = 256) -> list[Chunk]:
+        """The next ``limit`` chunks, by id after ``after``, that hold no aligned vector."""
+        ids = [r[0] for r in self._db.execute("SELECT id FROM chunks WHERE aligned_vector IS NULL AND id > ?"
+                                              " ORDER BY id LIMIT ?", (after, int(limit)))]
+        found = self.chunks(ids)
+        return [found[i] for i in ids if i in found]
+
     # ---- rows ---------------------------------------------------------------
     def doc_ids(self, ids: list[str]) -> dict[str, str]:
         """The document of each listed chunk: the row's first columns only, so none of its

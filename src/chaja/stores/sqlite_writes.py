@@ -86,6 +86,27 @@ class DocumentWrites:
             raise StoreError(f"aligned vector dimension {sorted(adims)} does not match the store's {aknown}")
         return dims, adims, known, aknown
 
+    def put_aligned_vectors(self, items: list[tuple[str, object, object]]) -> int:
+        """Give stored chunks that have none their aligned vectors, ``(chunk id, passage
+        vector, section-name vector or None)`` each (a store of one language grown into
+        several: :mod:`chaja.aligned_fill`); the chunks changed. Each is logged as written
+        again, so every reader reads its row afresh."""
+        rows = [(flat_vector(a), flat_vector(h), cid) for cid, a, h in items]
+        adims = {v.size for a, h, _ in rows for v in (a, h) if v is not None}
+        aknown = self.get_meta("aligned_dim")
+        if len(adims) > 1 or (aknown and adims and int(aknown) not in adims):
+            raise StoreError(f"aligned vector dimension {sorted(adims)} does not match the store's {aknown}")
+        with self._writing() as cur:
+            changed = [r for (r,) in select_in(cur, "SELECT rowid FROM chunks WHERE aligned_vector IS NULL"
+                                                    " AND id IN ({marks})", [cid for *_, cid in rows])]
+            cur.executemany("UPDATE chunks SET aligned_vector = ?, aligned_heading_vector = ?"
+                            " WHERE id = ? AND aligned_vector IS NULL",
+                            [(a.tobytes(), None if h is None else h.tobytes(), cid) for a, h, cid in rows])
+            sqlite_keywords.log_added(cur, changed)       # (a row added again: read afresh, terms as they were)
+            if adims and not aknown:
+                cur.execute("INSERT OR REPLACE INTO meta VALUES ('aligned_dim', ?)", (str(adims.pop()),))
+        return len(changed)
+
     # ---- large documents, a batch at a time (chaja.stores.sqlite_staging) ----------
     def resume_staged(self, doc_id: str, key: str) -> int:
         """How many leading chunks of ``doc_id`` an earlier run staged under ``key``."""

@@ -147,6 +147,35 @@ def _insert_vectors(store, headings: list[tuple], aligned: list[tuple]) -> None:
                 " SELECT id, seq, lang, %b, %b FROM {s}.chunks WHERE id = %s"), aligned)
 
 
+def put_aligned_vectors(store, items: list[tuple[str, object, object]]) -> int:
+    """Give stored chunks that have none their aligned vectors, ``(chunk id, passage vector,
+    section-name vector or None)`` each, in one transaction; the chunks changed."""
+    store._row_counts.clear()
+    aligned = [(flat_vector(a), flat_vector(h), clean(cid)) for cid, a, h in items]
+    if not aligned:
+        return 0
+
+    def write() -> int:
+        with store.conn.transaction():
+            if store._aligned_dim != aligned[0][0].size:
+                type_aligned_columns(store, aligned[0][0].size)   # first write, or raises on a mismatch
+            changed = 0
+            with store.conn.cursor() as cur:
+                for row in aligned:
+                    cur.execute(store._q(
+                        "INSERT INTO {s}.chunk_aligned (chunk_id, seq, lang, embedding, name_embedding)"
+                        " SELECT id, seq, lang, %b, %b FROM {s}.chunks c WHERE id = %s AND NOT EXISTS"
+                        " (SELECT 1 FROM {s}.chunk_aligned a WHERE a.chunk_id = c.id)"), row)
+                    changed += cur.rowcount
+            return changed
+
+    try:
+        return store._run("cannot store aligned vectors", write)
+    except StoreError:
+        store._aligned_dim = None             # read again: the write may have typed it, then rolled back
+        raise
+
+
 def delete_document(store, doc_id: str) -> bool:
     """Remove a document and its chunks; False when there was none."""
     store._row_counts.clear()

@@ -33,6 +33,16 @@ def chunks(store, ids: list[str]) -> dict[str, Chunk]:
     return out
 
 
+def chunks_without_aligned(store, after: str = "", limit: int = 256) -> list[Chunk]:
+    """The next ``limit`` chunks, by id after ``after``, that hold no aligned vector."""
+    ids = [r[0] for r in store._run("cannot read chunks", lambda: store.conn.execute(store._q(
+        "SELECT c.id FROM {s}.chunks c WHERE c.id > %s AND NOT EXISTS"
+        " (SELECT 1 FROM {s}.chunk_aligned a WHERE a.chunk_id = c.id) ORDER BY c.id LIMIT %s"),
+        (after, int(limit))).fetchall())]
+    found = chunks(store, ids)
+    return [found[i] for i in ids if i in found]
+
+
 def chunk_sample(store, n: int) -> list[Chunk]:
     """At most ``n`` stored chunks: the first ``n`` by md5 of the chunk id, as
     :func:`chaja.stores.base.sample_order` orders them."""

@@ -16,13 +16,14 @@ from chaja.stores.base import StoreError
 from chaja.stores.one_view import OneViewReads
 from chaja.stores.postgres.check import check, repair
 from chaja.stores.postgres.connection import connect, describe, load_psycopg, load_register_vector, run, set_up
-from chaja.stores.postgres.documents import delete_document, put_document
+from chaja.stores.postgres.documents import delete_document, put_aligned_vectors, put_document
 from chaja.stores.postgres.hnsw import build_vector_index, bulk_load
 from chaja.stores.postgres.keyword_search import KEYWORD_ENGINES, compact, keyword, matched_terms, refresh
 from chaja.stores.postgres.keywords import PostgresKeywordIndex, default_cache
 from chaja.stores.postgres.migrations import current_version
-from chaja.stores.postgres.reads import (chunk_sample, chunk_terms, chunks, column_of, documents, fingerprints,
-                                         get_meta, set_meta, stats)
+from chaja.stores.postgres.reads import (chunk_sample, chunk_terms, chunks,
+                                         chunks_without_aligned, column_of, documents, fingerprints, get_meta,
+                                         set_meta, stats)
 from chaja.stores.postgres.replica import replica_status
 from chaja.stores.postgres.staging import discard_staged, put_staged, resume_staged, stage_chunks, staged
 from chaja.stores.postgres.vectors import (EXACT_BELOW, HNSW_EF_SEARCH_MAX, HNSW_EF_SEARCH_MIN, language_means,
@@ -148,6 +149,13 @@ class PostgresStore(OneViewReads):
 
     def delete_document(self, doc_id: str) -> bool:
         return delete_document(self, doc_id)
+
+    def put_aligned_vectors(self, items: list[tuple[str, np.ndarray, np.ndarray | None]]) -> int:
+        """Aligned vectors for stored chunks that have none (:mod:`chaja.aligned_fill`)."""
+        return put_aligned_vectors(self, items)
+
+    def chunks_without_aligned(self, after: str = "", limit: int = 256) -> list[Chunk]:
+        return chunks_without_aligned(self, after, limit)
 
     def resume_staged(self, doc_id: str, key: str) -> int:
         """How many leading chunks of ``doc_id`` an earlier run staged under ``key``."""
