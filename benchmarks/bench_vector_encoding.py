@@ -26,12 +26,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+
 import chaja
 from chaja.config import Config
 from chaja.eval.noise import compare_groups, compare_runs
 from chaja.eval.report import question_metrics, read_records
 from chaja.eval.runner import evaluate
-from chaja.search import lexicon, nearest_words
+from chaja.search import lexicon, nearest_words, word_codes
 from chaja.stores import sqlite_vectors
 
 REPO = Path(__file__).resolve().parents[1]
@@ -54,10 +56,10 @@ def lexicon_as(path: Path, form: str) -> int:
         if lex is None:
             return 0
         if form == "int8":
-            vectors = {lang: lexicon._as_kept(m) for lang, m in lex.vectors.items()}
+            vectors = {lang: word_codes.as_kept(np.asarray(m)) for lang, m in lex.vectors.items()}
             text = lexicon.encode(lexicon.Lexicon(lex.words, vectors, nearest_words.tables(lex.words, vectors)))
         else:
-            vectors = {lang: m.astype("float16").astype("float32") for lang, m in lex.vectors.items()}
+            vectors = {lang: np.asarray(m).astype("float16").astype("float32") for lang, m in lex.vectors.items()}
             raw = json.loads(lexicon.encode(lexicon.Lexicon(lex.words, vectors,
                                                             nearest_words.tables(lex.words, vectors))))
             for lang, entry in raw.items():

@@ -28,7 +28,7 @@ query word the store holds is translated by looking it up.
 from __future__ import annotations
 
 import base64
-import functools
+import hashlib
 import json
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -36,7 +36,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 
 from chaja.function_words import is_hangul
-from chaja.search import nearest_words
+from chaja.search import nearest_words, word_codes
 from chaja.search.query import content_words
 
 META_KEY = "index.lexicon"
@@ -147,7 +147,7 @@ class Lexicon:
             return [None] * len(vectors)
         q = np.asarray(vectors, dtype=np.float32)
         if len(mat) < SCAN_FROM:
-            scores = q @ mat.T
+            scores = (mat @ q.T).T
             best = scores.argmax(axis=1)
             top = scores[np.arange(len(q)), best]
         else:
@@ -177,7 +177,7 @@ def build(texts: Iterable[tuple[str, str]], encoder, previous: Lexicon | None = 
         mat = np.stack([np.asarray(known[w], dtype=np.float32) for w in ws]) if ws else np.zeros((0, 0), np.float32)
         if mat.size:
             mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-12)
-        vectors[lang] = _as_kept(mat)                                 # as the store keeps them (encode)
+        vectors[lang] = word_codes.as_kept(mat)                       # as the store keeps them (encode)
     return Lexicon(words, vectors, nearest_words.tables(words, vectors, previous))
 
 
@@ -192,30 +192,14 @@ def _b64(a: np.ndarray) -> str:
     return base64.b64encode(a.tobytes()).decode("ascii")
 
 
-def _row_codes(mat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """int8 codes of each row, ``c = round(127 · v / max_j |v_j|)``, and the scale that
-    makes ``s · c`` a unit vector, ``s = 1 / |c|``: a quarter of float32's bytes. The codes
-    do not change when a row is scaled, so a row rebuilt from them (a word's vector reused
-    by the next lexicon, normalised again) gets the same codes and scale: no drift."""
-    peak = np.abs(mat).max(axis=1) if mat.size else np.zeros(len(mat), np.float32)
-    safe = np.where(peak > 0, peak, 1.0)[:, None]
-    codes = np.clip(np.rint(127 * mat / safe), -127, 127).astype(np.int8)
-    length = np.linalg.norm(codes.astype(np.float32), axis=1)
-    return codes, np.where(length > 0, 1.0 / np.maximum(length, 1e-12), 1.0).astype(np.float32)
-
-
-def _as_kept(mat: np.ndarray) -> np.ndarray:
-    """``mat`` as :func:`encode` keeps it and :func:`decode` gives it back."""
-    codes, scales = _row_codes(mat)
-    return codes.astype(np.float32) * scales[:, None]
-
-
 def encode(lex: Lexicon) -> str:
     """The lexicon as JSON: per language its words, their vectors as int8 codes with one
-    scale a row (:func:`_row_codes`) and the nearest-word tables, arrays in base64."""
+    scale a row (:mod:`chaja.search.word_codes`) and the nearest-word tables, arrays in base64."""
     out = {}
     for lang, ws in sorted(lex.words.items()):
-        codes, scales = _row_codes(lex.vectors[lang])
+        kept = lex.vectors[lang]
+        codes, scales = ((kept.codes, kept.scales) if isinstance(kept, word_codes.WordRows)
+                         else word_codes.row_codes(kept))
         out[lang] = {"words": ws, "dim": int(lex.vectors[lang].shape[1]) if ws else 0,
                      "codes": _b64(codes), "scales": _b64(scales.astype("<f4")),
                      "nearest": {dst: {"rows": _b64(rows.astype("<i4")), "cos": _b64(cos.astype("<f4"))}
@@ -232,24 +216,36 @@ def is_current(text: str | None) -> bool:
 
 def decode(text: str | None) -> Lexicon | None:
     """The lexicon :func:`encode` wrote, or None (shared between callers: read only)."""
-    return _decoded(text) if text else None
+    if not text:
+        return None
+    key = hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+    if key not in _DECODED:
+        if len(_DECODED) >= 2:
+            _DECODED.pop(next(iter(_DECODED)))
+        _DECODED[key] = _decoded(text)
+    return _DECODED[key]
 
 
-@functools.lru_cache(maxsize=2)
+#: the last lexicons decoded, by a digest of their value (not the value itself: at 100,000
+#: chunks it is 35 MB of text a process would keep for nothing)
+_DECODED: dict[bytes, Lexicon | None] = {}
+
+
 def _decoded(text: str) -> Lexicon | None:
     try:
         raw = json.loads(text)
         words, vectors, nearest = {}, {}, {}
         for lang, entry in raw.items():
             ws, dim = list(entry["words"]), int(entry["dim"])
-            if "codes" in entry:
+            if "codes" in entry and ws:     # kept as codes in memory too (float32 rows on access)
                 codes = np.frombuffer(base64.b64decode(entry["codes"]), dtype=np.int8).reshape(len(ws), dim)
-                scales = np.frombuffer(base64.b64decode(entry["scales"]), dtype="<f4")
-                mat = codes.astype(np.float32) * scales[:, None]
-            else:               # recorded before the codes: float16
+                mat = word_codes.WordRows(codes, np.frombuffer(base64.b64decode(entry["scales"]), dtype="<f4"))
+            elif ws:            # recorded before the codes: float16
                 mat = np.frombuffer(base64.b64decode(entry["vectors"]), dtype=np.float16).astype(np.float32)
-            mat = mat.reshape(len(ws), dim) if ws else np.zeros((0, 0), np.float32)
-            mat.flags.writeable = False
+                mat = mat.reshape(len(ws), dim)
+                mat.flags.writeable = False
+            else:
+                mat = np.zeros((0, 0), np.float32)
             words[lang], vectors[lang] = ws, mat
             for dst, table in entry.get("nearest", {}).items():     # a lexicon recorded before has none
                 nearest[lang, dst] = (np.frombuffer(base64.b64decode(table["rows"]), dtype="<i4"),

@@ -139,7 +139,8 @@ class BoundedScan:
 
     def __init__(self, mat: np.ndarray, dim: int = SCAN_DIM):
         self.mat = mat
-        _, vecs = np.linalg.eigh((mat.T @ mat).astype(np.float64))
+        gram = mat.gram() if hasattr(mat, "gram") else (mat.T @ mat).astype(np.float64)
+        _, vecs = np.linalg.eigh(gram)
         self.basis = np.ascontiguousarray(vecs[:, ::-1][:, :dim], dtype=np.float32)
         self.projected = np.ascontiguousarray(mat @ self.basis)
         self.rest = _rest(mat, self.projected)
