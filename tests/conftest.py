@@ -28,6 +28,9 @@ REPO = Path(__file__).resolve().parents[1]
 # in subprocesses included); tests of config discovery set these themselves
 os.environ["CHAJA_CONFIG"] = "none"
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="chaja-test-config-")
+# a `chaja search` command run by a test starts no resident search process
+# (tests/cli/test_resident.py starts its own)
+os.environ["CHAJA_RESIDENT"] = "0"
 # the PostgreSQL store's keyword cache files (chaja.stores.postgres.keywords) go here
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="chaja-test-cache-")
 CORPUS = Path(__file__).parent / "fixtures" / "corpus"

@@ -19,8 +19,18 @@ assembles the parser and runs a command (``main``).
 """
 from __future__ import annotations
 
-from chaja.cli.app import EX_TEMPFAIL, main
-from chaja.cli.output import print_stats
-from chaja.cli.search import SEARCH_SCHEMA
-
 __all__ = ["EX_TEMPFAIL", "SEARCH_SCHEMA", "main", "print_stats"]
+
+_WHERE = {"EX_TEMPFAIL": "chaja.cli.app", "main": "chaja.cli.app", "print_stats": "chaja.cli.output",
+          "SEARCH_SCHEMA": "chaja.cli.search"}
+
+
+def __getattr__(name: str):
+    """The package's names, imported when first asked for: the ``chaja`` command's entry
+    point (:mod:`chaja.cli.launch`) asks a resident search process before it imports any
+    of chaja's libraries."""
+    if name in _WHERE:
+        import importlib
+
+        return getattr(importlib.import_module(_WHERE[name]), name)
+    raise AttributeError(f"module 'chaja.cli' has no attribute {name!r}")

@@ -3,7 +3,10 @@ options (``--store``/``--hub``, ``--config``, ``--set``) it takes."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import glob
+import json
+import os
 from pathlib import Path
 
 from chaja import config_files
@@ -31,12 +34,23 @@ def open_index(store: str, config: Config) -> Index:
     return Index.open(store, config)
 
 
-def open_existing(store: str, config: Config) -> Index:
-    """The index at ``store`` for a command that only reads it (or deletes from it): a
-    SQLite path that does not exist is an error, not a new empty store."""
+#: in a resident search process (:mod:`chaja.cli.resident`): the indexes it keeps open
+#: between commands, by store and settings
+held: dict[tuple[str, str], Index] | None = None
+
+
+def open_existing(store: str, config: Config):
+    """The index at ``store`` for a command that only reads it (or deletes from it), to
+    use in a ``with`` block: a SQLite path that does not exist is an error, not a new
+    empty store. In a resident process the index stays open for the next command."""
     if not store.startswith(("postgresql://", "postgres://")) and not Path(store).is_file():
         raise StoreError(f"no store at {store} (chaja index creates one)")
-    return Index.open(store, config)
+    if held is None:
+        return Index.open(store, config)
+    key = (os.path.realpath(store), json.dumps(config.to_dict(), sort_keys=True, default=str))
+    if key not in held:
+        held[key] = Index.open(store, config)
+    return contextlib.nullcontext(held[key])
 
 
 def add_common_options(p: argparse.ArgumentParser, store: bool = True, hub: bool = False) -> None:
