@@ -34,7 +34,6 @@ import argparse
 import http.client
 import json
 import random
-import re
 import sqlite3
 import statistics
 import subprocess
@@ -46,6 +45,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from machine import describe  # noqa: E402
+import hub_process  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 QUESTIONS = HERE / "questions" / "natural" / "react-natural-dev.jsonl"
@@ -94,33 +94,10 @@ class Connection:
 
 
 def start_hub(store: Path, log: Path, readers: int, settings: list[str]) -> tuple[subprocess.Popen, str, int]:
-    args = [sys.executable, "-m", "chaja.cli", "serve", "--store", str(store), "--port", "0", "--quiet",
-            "--set", f"hub.write_keys={WRITE_KEY}", "--set", f"hub.readers={readers}"]
+    options = ["--set", f"hub.write_keys={WRITE_KEY}", "--set", f"hub.readers={readers}"]
     for s in settings:
-        args += ["--set", s]
-    fh = log.open("wb")
-    proc = subprocess.Popen(args, stdout=fh, stderr=subprocess.STDOUT)
-    end = time.monotonic() + 180
-    while True:
-        m = re.search(r"chaja hub on http://([\d.]+):(\d+)", log.read_text(errors="replace"))
-        if m:
-            host, port = m.group(1), int(m.group(2))
-            break
-        if proc.poll() is not None or time.monotonic() > end:
-            raise SystemExit(f"the hub did not start:\n{log.read_text(errors='replace')}")
-        time.sleep(0.1)
-    while time.monotonic() < end:
-        c = http.client.HTTPConnection(host, port, timeout=5)
-        try:
-            c.request("GET", "/readyz")
-            if c.getresponse().status == 200:
-                return proc, host, port
-        except OSError:
-            pass
-        finally:
-            c.close()
-        time.sleep(0.2)
-    raise SystemExit("the hub did not become ready")
+        options += ["--set", s]
+    return hub_process.start_hub(store, log, options)
 
 
 def window(host: str, port: int, questions: list[str], clients: int, seconds: float, ingest_docs: list[dict] | None,

@@ -45,7 +45,6 @@ import argparse
 import http.client
 import json
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -57,6 +56,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from machine import describe, write_results  # noqa: E402
+import hub_process  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -143,32 +143,8 @@ def chromium() -> str:
 
 
 def start_hub(store: Path, log: Path) -> tuple[subprocess.Popen, str, int]:
-    args = [sys.executable, "-m", "chaja.cli", "serve", "--store", str(store), "--port", "0", "--quiet"]
     env = {k: v for k, v in os.environ.items() if k not in ("CHAJA_API_KEYS", "CHAJA_WRITE_KEYS")}
-    proc = subprocess.Popen(args, stdout=log.open("wb"), stderr=subprocess.STDOUT, env=env)
-    end = time.monotonic() + 180
-    while True:
-        m = re.search(r"chaja hub on http://([\d.]+):(\d+)", log.read_text(errors="replace"))
-        if m:
-            host, port = m.group(1), int(m.group(2))
-            break
-        if proc.poll() is not None or time.monotonic() > end:
-            proc.kill()
-            raise SystemExit(f"the hub did not start:\n{log.read_text(errors='replace')}")
-        time.sleep(0.1)
-    while time.monotonic() < end:
-        c = http.client.HTTPConnection(host, port, timeout=5)
-        try:
-            c.request("GET", "/readyz")
-            if c.getresponse().status == 200:
-                return proc, host, port
-        except OSError:
-            pass
-        finally:
-            c.close()
-        time.sleep(0.2)
-    proc.kill()
-    raise SystemExit("the hub did not become ready")
+    return hub_process.start_hub(store, log, env=env)
 
 
 class Client:
