@@ -68,3 +68,17 @@ def serious(page) -> list[str]:
     found = axe.Axe().run(page).response["violations"]
     return [f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
             for v in found if v["impact"] in ("serious", "critical")]
+
+
+def asked_and_refused(page) -> None:
+    """The page asks for the hub's key (the form shown, its box focused); a wrong key typed
+    there is refused, said, and asked for again."""
+    from playwright.sync_api import expect
+
+    expect(page.locator("#key-form")).to_be_visible()
+    expect(page.locator("#status")).to_have_text("This hub needs an API key.")
+    expect(page.locator("#key")).to_be_focused()
+    page.keyboard.type("not-a-key")
+    page.keyboard.press("Enter")
+    expect(page.locator("#status")).to_have_text("The hub refused that key. Enter another.")
+    expect(page.locator("#key")).to_be_focused()

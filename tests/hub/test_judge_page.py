@@ -25,7 +25,7 @@ from playwright.sync_api import expect  # noqa: E402
 from chaja.cli import main  # noqa: E402
 from chaja.eval import agreement  # noqa: E402
 from chaja.eval import reference as ref  # noqa: E402
-from browser import driven_chromium, new_page, serious  # noqa: E402
+from browser import asked_and_refused, driven_chromium, new_page, serious  # noqa: E402
 from hubs import READ_KEY, WRITE_KEY  # noqa: E402
 from judging_pools import place  # noqa: E402
 from raw import call  # noqa: E402
@@ -144,13 +144,7 @@ def test_two_judges_grade_by_keyboard_and_the_adjudicator_settles_their_dispute(
 def test_with_keys_the_page_asks_for_a_read_key_then_a_write_key(hub, judging_root, judging_pool, browser):
     items = place(judging_pool, judging_root / "keys", "keyed-page")
     page = new_page(browser, hub.url + "/judge")
-    expect(page.locator("#key-form")).to_be_visible()
-    expect(page.locator("#status")).to_have_text("This hub needs an API key.")
-    expect(page.locator("#key")).to_be_focused()
-    page.keyboard.type("not-a-key")
-    page.keyboard.press("Enter")
-    expect(page.locator("#status")).to_have_text("The hub refused that key. Enter another.")
-    expect(page.locator("#key")).to_be_focused()
+    asked_and_refused(page)
     page.keyboard.type(READ_KEY)
     page.keyboard.press("Enter")
     start(page, "keyed-page", "dana")
