@@ -123,3 +123,28 @@ def test_an_idle_resident_exits(small_store, runtime, monkeypatch):
     while time.monotonic() < deadline and path.exists():
         time.sleep(0.2)
     assert not path.exists()
+
+
+def test_a_socket_folder_of_another_user_is_neither_asked_nor_served_in(small_store, runtime):
+    if os.geteuid() != 0:
+        pytest.skip("giving the socket folder to another user needs root")
+    path = resident.socket_path(str(small_store))
+    path.parent.mkdir(parents=True)
+    os.chown(path.parent, 65534, 65534)            # another user's folder where ours would be
+    runtime.append(small_store)
+    first = chaja("search", "warranty", "--store", str(small_store), "-k", "1")
+    assert first.returncode == 0 and "kettle-manual" in first.stdout
+    time.sleep(3.0)
+    assert not path.exists() and resident.status(str(small_store)) is None
+
+
+def test_an_open_socket_folder_of_ours_is_closed_and_what_it_held_not_trusted(small_store, runtime):
+    path = resident.socket_path(str(small_store))
+    path.parent.mkdir(parents=True)
+    path.parent.chmod(0o777)                       # others could have put a socket there
+    planted = path.parent / "planted.sock"
+    planted.write_text("")
+    runtime.append(small_store)
+    assert chaja("search", "warranty", "--store", str(small_store)).returncode == 0
+    wait_for(small_store)
+    assert (path.parent.stat().st_mode & 0o777) == 0o700 and not planted.exists()

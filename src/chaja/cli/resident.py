@@ -9,7 +9,8 @@ its own process as always and then starts one in the background, which keeps the
 open and answers each later search as the command would (the same arguments, working
 folder, config files and output), one at a time, until it has been idle for
 :data:`IDLE_S` seconds. The socket lives in a folder only its user may enter
-(``$XDG_RUNTIME_DIR/chaja``, else ``<tmp>/chaja-<uid>``) and is named by the store's
+(``$XDG_RUNTIME_DIR/chaja``, else ``<tmp>/chaja-<uid>``; a folder another user owns or
+may write to is neither asked nor served in) and is named by the store's
 real path, the Python that runs chaja and the stamp of chaja's code, so a changed
 install never answers with old code. A resident sees every write to its store, as a
 hub does (:meth:`chaja.index.Index.searcher`).
@@ -66,6 +67,16 @@ def socket_path(store: str) -> Path:
     return folder / f"{key.hexdigest()[:24]}.sock"
 
 
+def _private(folder: Path) -> bool:
+    """Whether ``folder`` is this user's alone (owned by them, no access for others): a
+    socket in a folder another user could write to is never asked nor served."""
+    try:
+        st = folder.lstat()
+    except OSError:
+        return False
+    return st.st_uid == os.getuid() and (st.st_mode & 0o077) == 0 and not folder.is_symlink()
+
+
 def _store_of(argv: list[str]) -> str | None:
     """The ``--store`` of a ``chaja search`` command line, None for any other command."""
     if not argv or argv[0] != "search" or "--hub" in argv or any(a.startswith("--hub=") for a in argv):
@@ -102,7 +113,7 @@ def answer(argv: list[str]) -> int | None:
     if store is None or idle_seconds() == 0:
         return None
     path = socket_path(store)
-    if not path.exists():
+    if not path.exists() or not _private(path.parent):
         return None
     got = _ask(path, {"argv": argv, "cwd": os.getcwd(), "tty": sys.stdout.isatty(),
                       "env": {k: os.environ[k] for k in PASSED_ENV if k in os.environ}})
@@ -168,8 +179,14 @@ def _run(request: dict) -> dict:
 
 def _listen(path: Path) -> socket.socket | None:
     """A socket bound at ``path``, or None where another resident holds it."""
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    os.chmod(path.parent, 0o700)
+    folder = path.parent
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if folder.is_symlink() or folder.lstat().st_uid != os.getuid():
+        return None                                  # another user's: not ours to serve in
+    if not _private(folder):                         # ours, but others could write there: closed, and
+        os.chmod(folder, 0o700)                      # any socket left in it is not trusted
+        for old in folder.glob("*.sock"):
+            old.unlink(missing_ok=True)
     if path.exists() and _ask(path, {"status": True}, timeout=5) is not None:
         return None                                  # one is there already
     path.unlink(missing_ok=True)                     # left by a resident that died
