@@ -160,9 +160,7 @@ def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], an
     staging = getattr(store, "stage_chunks", None) is not None
     run = _Run(store, encoder, analyzer, max_chars=max_chars, batch_chunks=batch_chunks,
                heading_vectors=heading_vectors, aligned_encoder=aligned_encoder, progress=progress,
-               report=report, stored=stored, state=state)
-    if aligned_need is not None:
-        run.aligned_need = aligned_need
+               report=report, stored=stored, state=state, aligned_need=aligned_need)
     run.store_all(todo, staging)
     if prune:
         _prune(store, report, sorted(set(stored) - set(seen)), prune_guard, staging)
@@ -246,12 +244,13 @@ class _Run:
     def __init__(self, store: Store, encoder: Encoder, analyzer: Analyzer, *, max_chars: int, batch_chunks: int,
                  heading_vectors: bool, aligned_encoder: Encoder | None,
                  progress: Callable[[Progress], None] | None, report: IndexReport, stored: dict[str, str],
-                 state: Progress):
+                 state: Progress, aligned_need: Callable[[set[str]], bool] | None = None):
         self.store, self.encoder, self.analyzer = store, encoder, analyzer
         self.max_chars, self.batch_chunks = max_chars, batch_chunks
         self.heading_vectors, self.aligned_encoder = heading_vectors, aligned_encoder
         self.progress, self.report, self.stored, self.state = progress, report, stored, state
-        self.aligned_need: Callable[[set[str]], bool] = lambda langs: True   # (chaja.aligned_fill.AlignedNeed)
+        #: whether a batch of chunks of these languages gets aligned vectors (every one without it)
+        self.aligned_need = aligned_need or (lambda langs: True)
         self.pending: list[tuple[Document, list]] = []
         self.passages: list[str] = []
 
