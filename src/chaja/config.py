@@ -79,7 +79,7 @@ class SearchConfig:
         "vector": 1.0, "heading": 0.25, "aligned": 0.5, "aligned_heading": 0.5, "keyword": 8.0})  # calibrated fusion
     language_margin: float = -1.0       # calibrated fusion: d0 of the keyword list's per-query share g(q)
     language_softness: float = 0.25     # ... and its tau
-    keyword_neutral_depth: int = 5      # calibrated fusion: other-language chunks get the mean keyword value of this many best own-language ones (0 = off)
+    keyword_neutral_depth: int = 5      # calibrated fusion: other-language chunks get the mean keyword value of this many own-language ones nearest them in vector evidence (0 = off)
     keyword_neutral_best: float = 1.0   # calibrated fusion: that neutral value leans on the best own-language keyword value by this times 1 − g(q) (0–1)
     background_prior: float = 500.0     # calibrated fusion: vectors of the encoder's shipped background prior pooled with the store's own statistics (chaja.search.background_prior; 0 = the store's alone)
     keyword_hold: float = 1.0           # calibrated fusion: g(q) is held up to this for a Korean question naming Latin-script terms whose best keyword hit is a Korean chunk holding them (chaja.search.calibrated.held_share; 0 = off)
@@ -87,6 +87,7 @@ class SearchConfig:
     translation_threshold: float = 0.7  # ... a word is translated to its nearest word in that language when their aligned cosine is at least this
     feedback_weight: float = 1.0        # calibrated fusion: weight of the evidence other-language candidates borrow from the best own-language ones (chaja.search.feedback; 0 = off)
     feedback_depth: int = 2             # ... the number of best own-language candidates it is borrowed from
+    feedback_limit: int = 5             # ... the most other-language candidates a borrowed lift may raise (the first in the lifted order; 0 = no limit)
     relevance_scale: float = 0.36       # a result's probability of being relevant: σ(scale · s + gap · (s − best s) + shift), s its fused score, hybrid with calibrated fusion (chaja.search.relevance) ...
     relevance_gap: float = 1.4
     relevance_shift: float = -3.34      # ... fit on the React and Vue natural dev splits and React's unanswerable questions
@@ -134,7 +135,8 @@ REQUEST_SETTINGS = [
     "heading_weight", "reserved_keyword_share", "title_path", "title_slot", "source_weights", "half_life_days",
     "now", "chunk_cap", "language_projection", "heading_list", "aligned_list", "aligned_heading_list",
     "cross_language_keyword", "cross_language_vector", "list_weights", "calibrated_weights", "multipart",
-    "translated_keyword", "translation_threshold", "feedback_weight", "feedback_depth", "keyword_hold",
+    "translated_keyword", "translation_threshold", "feedback_weight", "feedback_depth", "feedback_limit",
+    "keyword_hold",
     "min_probability",
 ]
 
@@ -282,6 +284,7 @@ BOUNDS = {
     "search.background_prior": (0.0, None),
     "search.translated_keyword": (0.0, None), "search.translation_threshold": (-1.0, 1.0),
     "search.feedback_weight": (0.0, None), "search.feedback_depth": (1, 100),
+    "search.feedback_limit": (0, 10_000),
     "search.language_softness": (1e-6, None),
     "encoder.batch_size": (1, 4096), "encoder.threads": (0, 1024), "encoder.timeout_s": (0.01, None),
     "encoder.retries": (0, 100),

@@ -67,12 +67,15 @@ def test_ties_keep_the_best_single_rank_then_the_id():
 
 
 def test_other_language_chunks_get_the_neutral_keyword_value():
-    vector = {"ko1": 9.0, "ko2": 8.0, "ko3": 1.0, "en1": 8.5, "en2": 2.0}
-    lang = {"ko1": "ko", "ko2": "ko", "ko3": "ko", "en1": "en", "en2": "en"}
+    vector = {"ko1": 9.0, "ko2": 8.0, "ko3": 1.0, "en1": 8.5, "en2": 2.0, "en3": 1.2}
+    lang = {"ko1": "ko", "ko2": "ko", "ko3": "ko", "en1": "en", "en2": "en", "en3": "en"}
     kv = {"ko1": 1.0, "ko2": 0.0, "ko3": 0.5, "en2": 0.9}
     out = neutral(kv, vector, lang, "ko", depth=2)
-    assert out["en1"] == 0.5                      # the mean of the two best Korean chunks (1.0 and 0.0)
+    assert out["en1"] == 0.5                      # the mean of the two Korean chunks nearest in V (1.0 and 0.0)
     assert out["en2"] == 0.9                      # a real keyword match is kept when higher
+    # a chunk with little vector evidence takes the keyword value of its Korean peers (ko3 0.5, ko2 0.0),
+    # not that of the best Korean chunks
+    assert out["en3"] == 0.25
     assert {c: out[c] for c in ("ko1", "ko2", "ko3")} == {"ko1": 1.0, "ko2": 0.0, "ko3": 0.5}
     assert neutral(kv, vector, lang, "ko", depth=0) == kv
     one = {"ko1": 9.0, "ko2": 8.0}
@@ -84,7 +87,8 @@ def test_the_neutral_value_can_lean_on_the_best_keyword_match():
     lang = {"ko1": "ko", "ko2": "ko", "ko3": "ko", "en1": "en", "en2": "en"}
     kv = {"ko1": 0.2, "ko2": 0.0, "ko3": 1.0}          # the best match is the weakest by vector evidence
     half = neutral(kv, vector, lang, "ko", depth=2, best_share=0.5)
-    assert half["en1"] == half["en2"] == pytest.approx(0.5 * 0.1 + 0.5 * 1.0)
+    assert half["en1"] == pytest.approx(0.5 * 0.1 + 0.5 * 1.0)     # its peers ko1, ko2: mean 0.1
+    assert half["en2"] == pytest.approx(0.5 * 0.5 + 0.5 * 1.0)     # its peers ko3, ko2: mean 0.5
     full = neutral(kv, vector, lang, "ko", depth=2, best_share=1.0)
     # with a = 1 the keyword list lifts no chunk of the query's language above one of another
     assert min(full[c] for c in ("en1", "en2")) >= max(full[c] for c in ("ko1", "ko2", "ko3"))

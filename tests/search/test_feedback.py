@@ -38,3 +38,17 @@ def test_lifted_stops_at_the_ceiling_and_never_lowers_through_it():
     assert feedback.lifted(3.0, 1.0, ceiling=2.0) == 3.0      # already above: kept, not lowered
     assert feedback.lifted(1.0, -0.5, ceiling=2.0) == 0.5     # unlike pages fall
     assert feedback.lifted(1.0, 0.0, ceiling=2.0) == 1.0
+
+
+def test_keep_lifted_keeps_the_first_lifts_and_gives_the_rest_their_scores_back():
+    before = {"ko1": 9.0, "ko2": 8.0, "en-a": 5.0, "en-b": 4.0, "en-c": 6.0, "en-d": 3.0}
+    after = [("ko1", 9.0), ("ko2", 8.0), ("en-a", 8.0), ("en-b", 8.0), ("en-c", 7.0), ("en-d", 2.0)]
+    rank = {"ko1": 1, "ko2": 2, "en-a": 9, "en-b": 3, "en-c": 1, "en-d": 4}
+    kept = dict(feedback.keep_lifted(before, after, 1, lambda c: (rank[c], c)))
+    # en-a and en-b tie at the ceiling: the better single rank keeps its lift
+    assert kept == {"ko1": 9.0, "ko2": 8.0, "en-a": 5.0, "en-b": 8.0, "en-c": 6.0, "en-d": 2.0}
+    two = dict(feedback.keep_lifted(before, after, 2, lambda c: (rank[c], c)))
+    assert two["en-a"] == 8.0 and two["en-b"] == 8.0 and two["en-c"] == 6.0
+    assert two["en-d"] == 2.0                     # a page unlike the sources still falls
+    assert feedback.keep_lifted(before, after, 0, lambda c: (rank[c], c)) == after   # no limit
+    assert feedback.keep_lifted(before, after, 3, lambda c: (rank[c], c)) == after   # three raised: all kept

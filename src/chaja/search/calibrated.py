@@ -34,9 +34,9 @@ language for the keyword list) 0 from that list. Calibrated fusion instead:
    c₀ the gate's share): its Latin words pull its vector toward English pages, but
    they are terms to match, not a sign that the answer is English.
    A chunk in another language, which the keyword list cannot match, takes at
-   least a neutral value between the mean K of the five best chunks of the
-   query's language and the best K of that language, nearer the best as g(q)
-   falls (:func:`neutral_for_other_languages` with a = w_n · (1 − g(q))), so
+   least a neutral value between the mean K of the five chunks of the query's
+   language nearest it in vector evidence and the best K of that language, nearer
+   the best as g(q) falls (:func:`neutral_for_other_languages` with a = w_n · (1 − g(q))), so
    missing is neutral there too: where the query's language clearly leads, the
    keyword list reorders it freely; where the other language is close, it
    cannot lift the query's language past it.
@@ -132,24 +132,31 @@ def held_share(g: float, coverage: float, hold: float, floor: float) -> float:
 
 def neutral_for_other_languages(kv: np.ndarray, vector: np.ndarray, own: np.ndarray, depth: int,
                                 best_share: float = 0.0) -> np.ndarray:
-    """Missing is neutral for the keyword list too: a chunk in another language than the
-    query's (not ``own``) gets at least
+    """Missing is neutral for the keyword list too: a chunk c in another language than the
+    query's (not ``own``), which the keyword list cannot match, gets at least
 
-        K₀ = (1 − a) · mean K of the ``depth`` best chunks of the query's language (by V)
-             + a · the best K of any chunk of the query's language,
+        K₀(c) = (1 − a) · mean K of the ``depth`` chunks of the query's language nearest c in V
+                + a · the best K of any chunk of the query's language,
 
-    ``a`` = ``best_share``, so the keyword list reorders the query's language without
-    deciding against the other one (with ``a`` = 1 it never lifts a chunk of the query's
-    language above one of another). ``depth`` 0 turns this off. Arrays are aligned with
-    the candidates; ties in V keep the candidates' order."""
+    ``a`` = ``best_share``: the keyword value a chunk of the query's language with the same
+    vector evidence would have (its value imputed from its peers, not from the best of
+    them), so the keyword list reorders the query's language without deciding against the
+    other one, and a chunk of another language with middling vector evidence is not lifted
+    past the query's language's chunks of the same standing (with ``a`` = 1 the keyword list
+    lifts no chunk of the query's language above one of another). ``depth`` 0 turns this
+    off. Arrays are aligned with the candidates; ties in |ΔV| keep the candidates' order."""
     own_all = np.flatnonzero(own)
     if depth <= 0 or own_all.size == 0 or own_all.size == own.size:
         return kv
-    best = own_all[np.argsort(-vector[own_all], kind="stable")[:depth]]
-    neutral = (1.0 - best_share) * sum(kv[best].tolist()) / best.size
+    other = np.flatnonzero(~own)
+    gap = np.abs(vector[other, None] - vector[None, own_all])
+    nearest = np.argsort(gap, axis=1, kind="stable")[:, :depth]
+    neutral = (1.0 - best_share) * kv[own_all][nearest].mean(axis=1)
     if best_share:
-        neutral += best_share * float(kv[own_all].max())
-    return np.where(own, kv, np.maximum(kv, neutral))
+        neutral = neutral + best_share * float(kv[own_all].max())
+    out = kv.copy()
+    out[other] = np.maximum(kv[other], neutral)
+    return out
 
 
 def calibrated_arrays(candidates: Sequence[str], z: Mapping[str, np.ndarray], own: np.ndarray,
@@ -158,7 +165,8 @@ def calibrated_arrays(candidates: Sequence[str], z: Mapping[str, np.ndarray], ow
                       best_rank: Mapping[str, int], neutral_depth: int = 5, neutral_best_share: float = 1.0,
                       translated: Mapping[str, float] | None = None,
                       translated_weight: float = 0.0, own_coverage: float = 0.0, hold: float = 0.0,
-                      hold_floor: float = 0.5) -> tuple[list[tuple[str, float]], float]:
+                      hold_floor: float = 0.5, borrowed: np.ndarray | None = None
+                      ) -> tuple[list[tuple[str, float]], float]:
     """Fused (chunk id, score) best first, and g(q), the keyword list's share for this query.
     ``candidates`` sorted by id; ``z``: field → z-scores aligned with them (NaN: no vector);
     ``own``: which of them are in the query's language; ``also``: further keyword-like
@@ -166,7 +174,9 @@ def calibrated_arrays(candidates: Sequence[str], z: Mapping[str, np.ndarray], ow
     the translated keyword lists, added with ``translated_weight`` to chunks outside the
     query's language; ``own_coverage``: the largest share of the query's terms one of
     the keyword list's best chunks in the query's language holds, which holds g(q) up to
-    ``hold`` (:func:`held_share`). Ties keep the best single rank, then the id."""
+    ``hold`` (:func:`held_share`); ``borrowed``: evidence the other languages' candidates
+    borrow (:mod:`chaja.search.feedback`), counted in their standing for the neutral keyword
+    value only. Ties keep the best single rank, then the id."""
     kv = keyword_evidence(candidates, [keyword, *also], shares)
     vector = vector_evidence(z, weights, len(candidates))
     g = held_share(language_share(vector, own, d0, tau), own_coverage, hold, hold_floor) \
@@ -175,7 +185,8 @@ def calibrated_arrays(candidates: Sequence[str], z: Mapping[str, np.ndarray], ow
         # the translated list speaks where the query's own language holds no strong match
         own_best = float(kv[own].max()) if own.any() else 0.0
         translated_weight *= 1.0 - g * own_best
-    kv = neutral_for_other_languages(kv, vector, own, neutral_depth, neutral_best_share * (1.0 - g))
+    standing = vector if borrowed is None else vector + borrowed
+    kv = neutral_for_other_languages(kv, standing, own, neutral_depth, neutral_best_share * (1.0 - g))
     scores = vector + keyword_weight * g * kv
     if translated:
         t = np.array([translated.get(c, 0.0) for c in candidates])

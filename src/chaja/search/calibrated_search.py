@@ -84,21 +84,33 @@ def calibrated_fusion(s: Searcher, lists: dict[str, list[Hit]], queries: dict[st
     own = langs == qlang
     own_coverage = shares.get(keyword[0].chunk_id, 0.0) if keyword and mixed_korean and own[
         candidates.index(keyword[0].chunk_id)] else 0.0
-    fused, g = calibrated_arrays(candidates, z, own, keyword, shares, also=[title] if title else [],
-                                 weights=weights, keyword_weight=cfg.calibrated_weights.get("keyword", 1.0),
-                                 d0=cfg.language_margin, tau=cfg.language_softness, best_rank=best,
-                                 neutral_depth=cfg.keyword_neutral_depth, neutral_best_share=cfg.keyword_neutral_best,
-                                 translated=translated, translated_weight=cfg.translated_keyword,
-                                 own_coverage=own_coverage, hold=cfg.keyword_hold, hold_floor=cfg.gate_share)
+    settings = dict(also=[title] if title else [], weights=weights,
+                    keyword_weight=cfg.calibrated_weights.get("keyword", 1.0), d0=cfg.language_margin,
+                    tau=cfg.language_softness, best_rank=best, neutral_depth=cfg.keyword_neutral_depth,
+                    neutral_best_share=cfg.keyword_neutral_best, translated=translated,
+                    translated_weight=cfg.translated_keyword, own_coverage=own_coverage, hold=cfg.keyword_hold,
+                    hold_floor=cfg.gate_share)
+    fused, g = calibrated_arrays(candidates, z, own, keyword, shares, **settings)
     if cfg.feedback_weight > 0 and g > 0 and own.any() and not own.all():
-        fused = with_feedback(s, fused, candidates, own, g, best)
+        src, add = borrowed_evidence(s, fused, candidates, own, g)
+        if add is not None:
+            # the pages a lift raises (at most feedback_limit) count what they borrow in their
+            # standing, so their neutral keyword value comes from the query language's pages of
+            # the same standing; the query language's order, and so the sources, do not change
+            before = dict(fused)
+            raised = {c for c, sc in lifted_order(fused, src, dict(zip(candidates, add.tolist())), best,
+                                                  cfg.feedback_limit) if sc > before[c]}
+            add = np.where([c in raised for c in candidates], add, np.minimum(add, 0.0))
+            fused, _ = calibrated_arrays(candidates, z, own, keyword, shares, borrowed=add, **settings)
+            fused = lifted_order(fused, src, dict(zip(candidates, add.tolist())), best, cfg.feedback_limit)
     return fused, g
 
 
-def with_feedback(s: Searcher, fused: list[tuple[str, float]], candidates: list[str], own: np.ndarray,
-                  g: float, best: Mapping[str, int]) -> list[tuple[str, float]]:
-    """``fused`` with the evidence borrowed from the query's own language added to the
-    other languages' candidates (:mod:`chaja.search.feedback`), in order again."""
+def borrowed_evidence(s: Searcher, fused: list[tuple[str, float]], candidates: list[str], own: np.ndarray,
+                      g: float) -> tuple[list[str], np.ndarray | None]:
+    """The sources (the best candidates of the query's own language in ``fused``) and
+    ``w_B · g(q) · B(c)`` for each candidate, 0 for those of the query's language
+    (:mod:`chaja.search.feedback`); None where no field has a feedback vector."""
     cfg = s.cfg
     src = feedback.sources(fused, dict(zip(candidates, own.tolist())), cfg.feedback_depth)
     asked = []
@@ -109,14 +121,21 @@ def with_feedback(s: Searcher, fused: list[tuple[str, float]], candidates: list[
         if f is not None:
             asked.append((field, w, f, stats))
     if not asked:
-        return fused
+        return src, None
     _, cosines = candidate_cosines(s, candidates, [(f, field) for field, _, f, _ in asked])
     borrowed = np.zeros(len(candidates))
     for (field, w, f, stats), cos in zip(asked, cosines):
         mu, sigma = background.moments(stats, f)
         borrowed += w * np.nan_to_num((cos - mu) / sigma, nan=0.0)
-    add = dict(zip(candidates, np.where(own, 0.0, cfg.feedback_weight * g * borrowed).tolist()))
+    return src, np.where(own, 0.0, cfg.feedback_weight * g * borrowed)
+
+
+def lifted_order(fused: list[tuple[str, float]], src: list[str], add: Mapping[str, float],
+                 best: Mapping[str, int], limit: int) -> list[tuple[str, float]]:
+    """``fused`` with the borrowed evidence ``add`` lifting the other languages' candidates,
+    never above the sources, at most ``limit`` of them (:mod:`chaja.search.feedback`), in order again."""
     first = set(src)
     ceiling = min(sc for c, sc in fused if c in first)
     scored = [(c, feedback.lifted(sc, add.get(c, 0.0), ceiling)) for c, sc in fused]
+    scored = feedback.keep_lifted(dict(fused), scored, limit, lambda c: (best[c], c))
     return sorted(scored, key=lambda cs: (-cs[1], cs[0] not in first, best[cs[0]], cs[0]))

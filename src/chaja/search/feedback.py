@@ -22,7 +22,9 @@ same scale as the vector evidence. A candidate outside the query's language gets
     score(c) + w_B · g(q) · B(c) otherwise),
 
 g(q) the keyword list's share of calibrated fusion (:mod:`chaja.search.calibrated`): the
-query's language leads, so its best pages are worth borrowing from. Borrowed evidence
+query's language leads, so its best pages are worth borrowing from. At most ``limit``
+(5) candidates keep a lift, the first in the lifted order, the others their score
+before it (:func:`keep_lifted`). Borrowed evidence
 never lifts a page above the pages it was borrowed from (a translation of the best
 page resembles it most, and must not pass it), and a page fusion already put above
 them stays where it was; a page unlike them (B < 0) falls. A chunk of the query's
@@ -30,7 +32,7 @@ language is never touched, and nothing here is learned: the vectors are the stor
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -59,3 +61,17 @@ def feedback_vector(vectors: Sequence[np.ndarray], basis: np.ndarray | None = No
 def lifted(score: float, added: float, ceiling: float) -> float:
     """``score + added``, no higher than ``ceiling`` unless ``score`` already was."""
     return max(score, min(score + added, ceiling)) if added > 0 else score + added
+
+
+def keep_lifted(before: Mapping[str, float], after: Sequence[tuple[str, float]], limit: int,
+                order_key: Callable[[str], tuple]) -> list[tuple[str, float]]:
+    """``after`` with at most ``limit`` raised scores kept (0: all): those of the candidates
+    first by raised score, then ``order_key``; every other raised candidate gets its score
+    from ``before`` back. Borrowed evidence picks out the page that answers in the other
+    language; lifting every page that resembles the sources fills the first page with the
+    other language's neighbours of the answer."""
+    raised = [(c, s) for c, s in after if s > before[c]]
+    if limit <= 0 or len(raised) <= limit:
+        return list(after)
+    keep = {c for c, _ in sorted(raised, key=lambda cs: (-cs[1], *order_key(cs[0])))[:limit]}
+    return [(c, s if s <= before[c] or c in keep else before[c]) for c, s in after]

@@ -60,6 +60,7 @@ DEFAULT_SETTINGS: tuple[Setting, ...] = (
     _s("translation_threshold", 0.6, 0.7, 0.8, needs="languages"),
     _s("feedback_weight", 0.0, 1.0, 2.0, needs="languages"),
     _s("feedback_depth", 1, 2, 5, needs="languages"),
+    _s("feedback_limit", 0, 2, 5, needs="languages"),
     _s("language_projection", False, True, needs="languages"),
     _s("language_centering", False, True, needs="languages"),
     _s("cross_language_keyword", False, True, needs="languages"),
