@@ -21,6 +21,25 @@ def test_mdx_components_comments_and_links_are_stripped():
     assert clean_inline("Heading {/*anchor-id*/}") == "Heading"
 
 
+def test_inline_code_keeps_its_text_as_written():
+    # tags and emphasis inside backticks are the text: component and element names
+    assert clean_inline("Use `<script setup>` and `v-if`") == "Use <script setup> and v-if"
+    assert clean_inline("[`<Suspense>`](/reference/react/Suspense) wraps") == "<Suspense> wraps"
+    assert clean_inline("### Loading with `<Suspense>` {/*x*/}") == "### Loading with <Suspense>"
+    assert clean_inline("`**kwargs` and **bold** and <b>tag</b>") == "**kwargs and bold and tag"
+    assert clean_inline("amp `&amp;` &amp;") == "amp &amp; &"
+    assert clean_inline("stray \ue000 marks \ue0010\ue001") == "stray marks 0"   # never read as a span
+    h1, sections = markdown_sections("# `<Profiler>` {/*profiler*/}\n## Using `<form>` Actions\ntext")
+    assert h1 == "<Profiler>" and sections[0].heading_path == ("Using <form> Actions",)
+
+
+def test_a_heading_attribute_block_stays_with_its_heading():
+    # a translated page's anchor is the section's name in the original language
+    h1, sections = markdown_sections("# 고급 반응형 API {#reactivity-api-advanced}\n## shallowRef() {#shallowref}\ntext")
+    assert h1 == "고급 반응형 API {#reactivity-api-advanced}"
+    assert sections[0].heading_path == ("shallowRef() {#shallowref}",)
+
+
 def test_sections_follow_heading_levels_and_keep_code():
     body = "\n".join([
         "# Page title", "intro", "## A", "text a", "```js", "# not a heading", "const x = 1;", "```",

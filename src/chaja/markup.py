@@ -2,7 +2,9 @@
 
 Markdown headings (``#`` … ``######``) outside code fences open sections; MDX
 components (``<Intro>``, ``<Sandpack>``, ``<YouTubeIframe … />``), JSX comments
-(``{/*anchor*/}``), HTML tags, link targets and emphasis markers are stripped;
+(``{/*anchor*/}``), HTML tags, link targets and emphasis markers are stripped, inline
+code spans keeping their text as written; a heading's attribute block (``## 옵션 {#options}``)
+stays, since in a translated page it is the section's name in the original language;
 the contents of code fences are kept as text, so code stays searchable.
 
 Every pass here is linear (or n log n) in its input, whatever the input: these run
@@ -86,15 +88,32 @@ def fenced(lines: Iterable[str]) -> Iterator[tuple[str, str]]:
             yield line, "code"
 
 
+#: an inline code span stands in for its text while the markup around it is stripped
+_SPAN_OPEN, _SPAN_CLOSE = "\ue000", "\ue001"
+_SPAN_MARK = re.compile(f"{_SPAN_OPEN}(\\d++){_SPAN_CLOSE}")
+
+
 def clean_inline(line: str) -> str:
-    """Strip markup from one line of Markdown/MDX prose."""
+    """Strip markup from one line of Markdown/MDX prose. An inline code span keeps its
+    text as written (``<Suspense>``, ``<script setup>``, ``**kwargs``): it is set aside
+    while tags, links and emphasis are stripped around it, then put back without its
+    backticks."""
     line = strip_delimited(line, "{/*", "*/}")
+    spans: list[str] = []
+
+    def set_aside(m: re.Match) -> str:
+        spans.append(m.group()[1:-1])
+        return f"{_SPAN_OPEN}{len(spans) - 1}{_SPAN_CLOSE}"
+
+    line = _INLINE_CODE.sub(set_aside, line.replace(_SPAN_OPEN, " ").replace(_SPAN_CLOSE, " "))
     line = strip_brackets(line, "![", 0, "()")
     line = strip_brackets(line, "[", 1, "()")
     line = strip_brackets(line, "[", 1, "[]")
     line = strip_tags(line)
     line = _EMPHASIS.sub("", line)
     line = html.unescape(line)
+    if spans:
+        line = _SPAN_MARK.sub(lambda m: spans[int(m.group(1))], line)
     return re.sub(r"[ \t]+", " ", line).strip()
 
 
