@@ -33,22 +33,22 @@ def test_feedback_vector_leaves_the_basis_out():
 
 
 def test_lifted_stops_at_the_ceiling_and_never_lowers_through_it():
-    assert feedback.lifted(1.0, 0.5, ceiling=2.0) == 1.5
-    assert feedback.lifted(1.0, 5.0, ceiling=2.0) == 2.0      # no higher than its sources
-    assert feedback.lifted(3.0, 1.0, ceiling=2.0) == 3.0      # already above: kept, not lowered
-    assert feedback.lifted(1.0, -0.5, ceiling=2.0) == 0.5     # unlike pages fall
-    assert feedback.lifted(1.0, 0.0, ceiling=2.0) == 1.0
+    scores = np.array([1.0, 1.0, 3.0, 1.0, 1.0])
+    added = np.array([0.5, 5.0, 1.0, -0.5, 0.0])
+    # no higher than its sources; already above: kept, not lowered; unlike pages fall
+    assert feedback.lifted(scores, added, ceiling=2.0).tolist() == [1.5, 2.0, 3.0, 0.5, 1.0]
 
 
 def test_keep_lifted_keeps_the_first_lifts_and_gives_the_rest_their_scores_back():
-    before = {"ko1": 9.0, "ko2": 8.0, "en-a": 5.0, "en-b": 4.0, "en-c": 6.0, "en-d": 3.0}
-    after = [("ko1", 9.0), ("ko2", 8.0), ("en-a", 8.0), ("en-b", 8.0), ("en-c", 7.0), ("en-d", 2.0)]
-    rank = {"ko1": 1, "ko2": 2, "en-a": 9, "en-b": 3, "en-c": 1, "en-d": 4}
-    kept = dict(feedback.keep_lifted(before, after, 1, lambda c: (rank[c], c)))
+    #                 ko1  ko2  en-a en-b en-c en-d
+    before = np.array([9.0, 8.0, 5.0, 4.0, 6.0, 3.0])
+    after = np.array([9.0, 8.0, 8.0, 8.0, 7.0, 2.0])
+    ranks = np.array([1, 2, 9, 3, 1, 4])
     # en-a and en-b tie at the ceiling: the better single rank keeps its lift
-    assert kept == {"ko1": 9.0, "ko2": 8.0, "en-a": 5.0, "en-b": 8.0, "en-c": 6.0, "en-d": 2.0}
-    two = dict(feedback.keep_lifted(before, after, 2, lambda c: (rank[c], c)))
-    assert two["en-a"] == 8.0 and two["en-b"] == 8.0 and two["en-c"] == 6.0
-    assert two["en-d"] == 2.0                     # a page unlike the sources still falls
-    assert feedback.keep_lifted(before, after, 0, lambda c: (rank[c], c)) == after   # no limit
-    assert feedback.keep_lifted(before, after, 3, lambda c: (rank[c], c)) == after   # three raised: all kept
+    assert feedback.keep_lifted(before, after, 1, ranks).tolist() == [False, False, False, True, False, False]
+    assert feedback.keep_lifted(before, after, 2, ranks).tolist() == [False, False, True, True, False, False]
+    raised = [False, False, True, True, True, False]
+    assert feedback.keep_lifted(before, after, 0, ranks).tolist() == raised    # no limit
+    assert feedback.keep_lifted(before, after, 3, ranks).tolist() == raised    # three raised: all kept
+    same_rank = np.array([1, 1, 1, 1, 1, 1])
+    assert feedback.keep_lifted(before, after, 1, same_rank).tolist() == [False, False, True, False, False, False]

@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -144,19 +145,74 @@ def neutral_for_other_languages(kv: np.ndarray, vector: np.ndarray, own: np.ndar
     other one, and a chunk of another language with middling vector evidence is not lifted
     past the query's language's chunks of the same standing (with ``a`` = 1 the keyword list
     lifts no chunk of the query's language above one of another). ``depth`` 0 turns this
-    off. Arrays are aligned with the candidates; ties in |ΔV| keep the candidates' order."""
+    off. Arrays are aligned with the candidates; of peers equally near, the one with the
+    smaller V (then the earlier candidate) counts first."""
     own_all = np.flatnonzero(own)
     if depth <= 0 or own_all.size == 0 or own_all.size == own.size:
         return kv
     other = np.flatnonzero(~own)
-    gap = np.abs(vector[other, None] - vector[None, own_all])
-    nearest = np.argsort(gap, axis=1, kind="stable")[:, :depth]
-    neutral = (1.0 - best_share) * kv[own_all][nearest].mean(axis=1)
+    # the nearest ``depth`` of a sorted row lie within ``depth`` places either side of where
+    # the value would go: a window of 2·depth, not the whole row, is ranked by distance
+    by_v = own_all[np.argsort(vector[own_all], kind="stable")]
+    at = np.searchsorted(vector[by_v], vector[other])
+    window = at[:, None] + np.arange(-depth, depth)[None, :]
+    inside = (window >= 0) & (window < by_v.size)
+    peers = by_v[np.clip(window, 0, by_v.size - 1)]
+    gap = np.where(inside, np.abs(vector[peers] - vector[other, None]), np.inf)
+    nearest = np.take_along_axis(peers, np.argsort(gap, axis=1, kind="stable")[:, :min(depth, by_v.size)], axis=1)
+    neutral = (1.0 - best_share) * kv[nearest].mean(axis=1)
     if best_share:
         neutral = neutral + best_share * float(kv[own_all].max())
     out = kv.copy()
     out[other] = np.maximum(kv[other], neutral)
     return out
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One query's evidence for its candidates (arrays aligned with them): ``vector`` V(c),
+    ``keyword`` K(c) before the neutral value, ``translated`` the translated keyword lists'
+    addition (0 for the query's own language), and g(q)."""
+    vector: np.ndarray
+    keyword: np.ndarray
+    translated: np.ndarray
+    g: float
+
+
+def calibrated_evidence(candidates: Sequence[str], z: Mapping[str, np.ndarray], own: np.ndarray,
+                        keyword: Sequence[Hit], shares: Mapping[str, float], *, also: Sequence[Sequence[Hit]] = (),
+                        weights: Mapping[str, float], d0: float, tau: float,
+                        translated: Mapping[str, float] | None = None, translated_weight: float = 0.0,
+                        own_coverage: float = 0.0, hold: float = 0.0, hold_floor: float = 0.5) -> Evidence:
+    """The evidence :func:`calibrated_arrays` fuses (its arguments, less the fusion's own)."""
+    kv = keyword_evidence(candidates, [keyword, *also], shares)
+    vector = vector_evidence(z, weights, len(candidates))
+    g = held_share(language_share(vector, own, d0, tau), own_coverage, hold, hold_floor) \
+        if keyword or any(also) else 0.0
+    added = np.zeros(len(candidates))
+    if translated:
+        # the translated list speaks where the query's own language holds no strong match
+        own_best = float(kv[own].max()) if own.any() else 0.0
+        t = np.array([translated.get(c, 0.0) for c in candidates])
+        added = np.where(own, 0.0, translated_weight * (1.0 - g * own_best) * t)
+    return Evidence(vector, kv, added, g)
+
+
+def calibrated_scores(ev: Evidence, own: np.ndarray, *, keyword_weight: float, neutral_depth: int = 5,
+                      neutral_best_share: float = 1.0, borrowed: np.ndarray | None = None) -> np.ndarray:
+    """``V(c) + w_K · g(q) · K(c)`` (K with the neutral value for other languages) plus the
+    translated lists' addition. ``borrowed``: evidence the other languages' candidates borrow
+    (:mod:`chaja.search.feedback`), counted in their standing for the neutral value only."""
+    standing = ev.vector if borrowed is None else ev.vector + borrowed
+    kv = neutral_for_other_languages(ev.keyword, standing, own, neutral_depth, neutral_best_share * (1.0 - ev.g))
+    return ev.vector + keyword_weight * ev.g * kv + ev.translated
+
+
+def fused_order(candidates: Sequence[str], scores: np.ndarray, ranks: np.ndarray) -> list[tuple[str, float]]:
+    """(chunk id, score) best first; ties keep the best single rank (``ranks``), then the
+    candidates' order (by id)."""
+    order = np.lexsort((np.arange(scores.size), ranks, -scores))
+    return [(candidates[i], s) for i, s in zip(order.tolist(), scores[order].tolist())]
 
 
 def calibrated_arrays(candidates: Sequence[str], z: Mapping[str, np.ndarray], own: np.ndarray,
@@ -165,8 +221,7 @@ def calibrated_arrays(candidates: Sequence[str], z: Mapping[str, np.ndarray], ow
                       best_rank: Mapping[str, int], neutral_depth: int = 5, neutral_best_share: float = 1.0,
                       translated: Mapping[str, float] | None = None,
                       translated_weight: float = 0.0, own_coverage: float = 0.0, hold: float = 0.0,
-                      hold_floor: float = 0.5, borrowed: np.ndarray | None = None
-                      ) -> tuple[list[tuple[str, float]], float]:
+                      hold_floor: float = 0.5) -> tuple[list[tuple[str, float]], float]:
     """Fused (chunk id, score) best first, and g(q), the keyword list's share for this query.
     ``candidates`` sorted by id; ``z``: field → z-scores aligned with them (NaN: no vector);
     ``own``: which of them are in the query's language; ``also``: further keyword-like
@@ -174,25 +229,13 @@ def calibrated_arrays(candidates: Sequence[str], z: Mapping[str, np.ndarray], ow
     the translated keyword lists, added with ``translated_weight`` to chunks outside the
     query's language; ``own_coverage``: the largest share of the query's terms one of
     the keyword list's best chunks in the query's language holds, which holds g(q) up to
-    ``hold`` (:func:`held_share`); ``borrowed``: evidence the other languages' candidates
-    borrow (:mod:`chaja.search.feedback`), counted in their standing for the neutral keyword
-    value only. Ties keep the best single rank, then the id."""
-    kv = keyword_evidence(candidates, [keyword, *also], shares)
-    vector = vector_evidence(z, weights, len(candidates))
-    g = held_share(language_share(vector, own, d0, tau), own_coverage, hold, hold_floor) \
-        if keyword or any(also) else 0.0
-    if translated:
-        # the translated list speaks where the query's own language holds no strong match
-        own_best = float(kv[own].max()) if own.any() else 0.0
-        translated_weight *= 1.0 - g * own_best
-    standing = vector if borrowed is None else vector + borrowed
-    kv = neutral_for_other_languages(kv, standing, own, neutral_depth, neutral_best_share * (1.0 - g))
-    scores = vector + keyword_weight * g * kv
-    if translated:
-        t = np.array([translated.get(c, 0.0) for c in candidates])
-        scores = np.where(own, scores, scores + translated_weight * t)
-    order = np.lexsort((np.arange(scores.size), [best_rank[c] for c in candidates], -scores))
-    return [(candidates[i], s) for i, s in zip(order.tolist(), scores[order].tolist())], g
+    ``hold`` (:func:`held_share`). Ties keep the best single rank, then the id."""
+    ev = calibrated_evidence(candidates, z, own, keyword, shares, also=also, weights=weights, d0=d0, tau=tau,
+                             translated=translated, translated_weight=translated_weight,
+                             own_coverage=own_coverage, hold=hold, hold_floor=hold_floor)
+    scores = calibrated_scores(ev, own, keyword_weight=keyword_weight, neutral_depth=neutral_depth,
+                               neutral_best_share=neutral_best_share)
+    return fused_order(candidates, scores, np.array([best_rank[c] for c in candidates])), ev.g
 
 
 def calibrated(z: Mapping[str, Mapping[str, float]], keyword: Sequence[Hit], shares: Mapping[str, float], *,

@@ -5,14 +5,19 @@ the keyword and translated keyword evidence, and the feedback borrowed from the
 query's own language (:mod:`chaja.search.feedback`)."""
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from chaja.documents import Hit
 from chaja.search import background, feedback
-from chaja.search.calibrated import PARTNER, calibrated_arrays, keyword_values
+from chaja.search.calibrated import (
+    PARTNER,
+    calibrated_evidence,
+    calibrated_scores,
+    fused_order,
+    keyword_values,
+)
 from chaja.search.fusion import ranks
 
 if TYPE_CHECKING:
@@ -84,35 +89,41 @@ def calibrated_fusion(s: Searcher, lists: dict[str, list[Hit]], queries: dict[st
     own = langs == qlang
     own_coverage = shares.get(keyword[0].chunk_id, 0.0) if keyword and mixed_korean and own[
         candidates.index(keyword[0].chunk_id)] else 0.0
-    settings = dict(also=[title] if title else [], weights=weights,
-                    keyword_weight=cfg.calibrated_weights.get("keyword", 1.0), d0=cfg.language_margin,
-                    tau=cfg.language_softness, best_rank=best, neutral_depth=cfg.keyword_neutral_depth,
-                    neutral_best_share=cfg.keyword_neutral_best, translated=translated,
-                    translated_weight=cfg.translated_keyword, own_coverage=own_coverage, hold=cfg.keyword_hold,
-                    hold_floor=cfg.gate_share)
-    fused, g = calibrated_arrays(candidates, z, own, keyword, shares, **settings)
-    if cfg.feedback_weight > 0 and g > 0 and own.any() and not own.all():
-        src, add = borrowed_evidence(s, fused, candidates, own, g)
-        if add is not None:
-            # the pages a lift raises (at most feedback_limit) count what they borrow in their
-            # standing, so their neutral keyword value comes from the query language's pages of
-            # the same standing; the query language's order, and so the sources, do not change
-            before = dict(fused)
-            raised = {c for c, sc in lifted_order(fused, src, dict(zip(candidates, add.tolist())), best,
-                                                  cfg.feedback_limit) if sc > before[c]}
-            add = np.where([c in raised for c in candidates], add, np.minimum(add, 0.0))
-            fused, _ = calibrated_arrays(candidates, z, own, keyword, shares, borrowed=add, **settings)
-            fused = lifted_order(fused, src, dict(zip(candidates, add.tolist())), best, cfg.feedback_limit)
-    return fused, g
+    ev = calibrated_evidence(candidates, z, own, keyword, shares, also=[title] if title else [], weights=weights,
+                             d0=cfg.language_margin, tau=cfg.language_softness, translated=translated,
+                             translated_weight=cfg.translated_keyword, own_coverage=own_coverage,
+                             hold=cfg.keyword_hold, hold_floor=cfg.gate_share)
+    fusion = {"keyword_weight": cfg.calibrated_weights.get("keyword", 1.0),
+              "neutral_depth": cfg.keyword_neutral_depth, "neutral_best_share": cfg.keyword_neutral_best}
+    scores = calibrated_scores(ev, own, **fusion)
+    rank_of = np.array([best[c] for c in candidates])
+    if not (cfg.feedback_weight > 0 and ev.g > 0 and own.any() and not own.all()):
+        return fused_order(candidates, scores, rank_of), ev.g
+    src = feedback.sources(fused_order(candidates, scores, rank_of), dict(zip(candidates, own.tolist())),
+                           cfg.feedback_depth)
+    add = borrowed_evidence(s, src, candidates, own, ev.g)
+    if add is None:
+        return fused_order(candidates, scores, rank_of), ev.g
+    # at most feedback_limit pages keep a lift, and they count what they borrow in their standing, so
+    # their neutral keyword value comes from the query language's pages of the same standing (the query
+    # language's scores, and so the sources and the ceiling, do not change)
+    at = np.array([candidates.index(c) for c in src])
+    ceiling = float(scores[at].min())
+    keep = feedback.keep_lifted(scores, feedback.lifted(scores, add, ceiling), cfg.feedback_limit, rank_of)
+    add = np.where(keep, add, np.minimum(add, 0.0))
+    scores = feedback.lifted(calibrated_scores(ev, own, borrowed=add, **fusion), add, ceiling)
+    not_source = np.ones(len(candidates), dtype=bool)
+    not_source[at] = False
+    order = np.lexsort((np.arange(scores.size), rank_of, not_source, -scores))
+    return [(candidates[i], v) for i, v in zip(order.tolist(), scores[order].tolist())], ev.g
 
 
-def borrowed_evidence(s: Searcher, fused: list[tuple[str, float]], candidates: list[str], own: np.ndarray,
-                      g: float) -> tuple[list[str], np.ndarray | None]:
-    """The sources (the best candidates of the query's own language in ``fused``) and
-    ``w_B · g(q) · B(c)`` for each candidate, 0 for those of the query's language
-    (:mod:`chaja.search.feedback`); None where no field has a feedback vector."""
+def borrowed_evidence(s: Searcher, src: list[str], candidates: list[str], own: np.ndarray,
+                      g: float) -> np.ndarray | None:
+    """``w_B · g(q) · B(c)`` for each candidate, 0 for those of the query's language
+    (:mod:`chaja.search.feedback`), ``src`` the sources; None where no field has a feedback
+    vector."""
     cfg = s.cfg
-    src = feedback.sources(fused, dict(zip(candidates, own.tolist())), cfg.feedback_depth)
     asked = []
     for field, w in feedback.FIELDS.items():
         stats = s.background.get(field)
@@ -121,21 +132,10 @@ def borrowed_evidence(s: Searcher, fused: list[tuple[str, float]], candidates: l
         if f is not None:
             asked.append((field, w, f, stats))
     if not asked:
-        return src, None
+        return None
     _, cosines = candidate_cosines(s, candidates, [(f, field) for field, _, f, _ in asked])
     borrowed = np.zeros(len(candidates))
     for (field, w, f, stats), cos in zip(asked, cosines):
         mu, sigma = background.moments(stats, f)
         borrowed += w * np.nan_to_num((cos - mu) / sigma, nan=0.0)
-    return src, np.where(own, 0.0, cfg.feedback_weight * g * borrowed)
-
-
-def lifted_order(fused: list[tuple[str, float]], src: list[str], add: Mapping[str, float],
-                 best: Mapping[str, int], limit: int) -> list[tuple[str, float]]:
-    """``fused`` with the borrowed evidence ``add`` lifting the other languages' candidates,
-    never above the sources, at most ``limit`` of them (:mod:`chaja.search.feedback`), in order again."""
-    first = set(src)
-    ceiling = min(sc for c, sc in fused if c in first)
-    scored = [(c, feedback.lifted(sc, add.get(c, 0.0), ceiling)) for c, sc in fused]
-    scored = feedback.keep_lifted(dict(fused), scored, limit, lambda c: (best[c], c))
-    return sorted(scored, key=lambda cs: (-cs[1], cs[0] not in first, best[cs[0]], cs[0]))
+    return np.where(own, 0.0, cfg.feedback_weight * g * borrowed)

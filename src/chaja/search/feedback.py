@@ -32,7 +32,7 @@ language is never touched, and nothing here is learned: the vectors are the stor
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -58,20 +58,23 @@ def feedback_vector(vectors: Sequence[np.ndarray], basis: np.ndarray | None = No
     return (f / norm).astype(np.float32) if norm > 0 else None
 
 
-def lifted(score: float, added: float, ceiling: float) -> float:
-    """``score + added``, no higher than ``ceiling`` unless ``score`` already was."""
-    return max(score, min(score + added, ceiling)) if added > 0 else score + added
+def lifted(scores: np.ndarray, added: np.ndarray, ceiling: float) -> np.ndarray:
+    """``scores + added``, no higher than ``ceiling`` where ``added`` > 0, unless the score
+    already was (element-wise)."""
+    return np.where(added > 0, np.maximum(scores, np.minimum(scores + added, ceiling)), scores + added)
 
 
-def keep_lifted(before: Mapping[str, float], after: Sequence[tuple[str, float]], limit: int,
-                order_key: Callable[[str], tuple]) -> list[tuple[str, float]]:
-    """``after`` with at most ``limit`` raised scores kept (0: all): those of the candidates
-    first by raised score, then ``order_key``; every other raised candidate gets its score
-    from ``before`` back. Borrowed evidence picks out the page that answers in the other
-    language; lifting every page that resembles the sources fills the first page with the
-    other language's neighbours of the answer."""
-    raised = [(c, s) for c, s in after if s > before[c]]
-    if limit <= 0 or len(raised) <= limit:
-        return list(after)
-    keep = {c for c, _ in sorted(raised, key=lambda cs: (-cs[1], *order_key(cs[0])))[:limit]}
-    return [(c, s if s <= before[c] or c in keep else before[c]) for c, s in after]
+def keep_lifted(before: np.ndarray, after: np.ndarray, limit: int, ranks: np.ndarray) -> np.ndarray:
+    """Which candidates keep a lift (``after`` > ``before``): at most ``limit`` (0: all), the
+    first by raised score, then by ``ranks`` (their best single rank), then their order.
+    Borrowed evidence picks out the page that answers in the other language; lifting every
+    page that resembles the sources fills the first page with the other language's
+    neighbours of the answer."""
+    raised = after > before
+    found = np.flatnonzero(raised)
+    if limit <= 0 or found.size <= limit:
+        return raised
+    first = found[np.lexsort((found, ranks[found], -after[found]))[:limit]]
+    keep = np.zeros_like(raised)
+    keep[first] = True
+    return keep
