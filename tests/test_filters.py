@@ -73,3 +73,10 @@ def test_bad_filters_are_clear_errors(bad, needle):
 def test_parse_needs_key_value():
     with pytest.raises(FilterError, match="key=value"):
         Filters.parse(["lang"])
+
+
+def test_a_single_value_given_to_the_constructor_is_one_value_not_its_letters():
+    assert Filters(lang="ko") == Filters(lang=("ko",)) == Filters.from_mapping({"lang": "ko"})
+    assert Filters(source=["a", "b"]).source == ("a", "b")
+    assert Filters(lang="ko").matches(chunk(lang="ko"))
+    assert not Filters(lang="ko").matches(chunk(lang="k"))

@@ -40,6 +40,15 @@ class Filters:
 
     KEYS = ("lang", "source", "doc_type", "date_from", "date_to", "doc_id_prefix")
 
+    def __post_init__(self) -> None:
+        # Filters(lang="ko") means the one value, not its letters (an IN ('k', 'o') that matches nothing)
+        for key in _LISTS:
+            value = getattr(self, key)
+            if isinstance(value, str):
+                object.__setattr__(self, key, (value,))
+            elif not isinstance(value, tuple):
+                object.__setattr__(self, key, tuple(value))
+
     def __bool__(self) -> bool:
         return any(getattr(self, f.name) for f in fields(self))
 
