@@ -65,3 +65,16 @@ def test_codes_that_do_not_match_their_scales_are_refused():
         ScaledInt8(np.zeros((3, 4), np.int16), np.ones(4, np.float32))
     with pytest.raises(ValueError):
         ScaledInt8(np.zeros((3, 4), np.int8), np.ones(5, np.float32))
+
+
+def test_scores_at_are_the_rows_scores_on_codes_and_on_floats():
+    from chaja.stores.quantized import ScaledInt8, scores_at
+
+    rng = np.random.default_rng(5)
+    floats = rng.normal(size=(5000, 24)).astype(np.float32)
+    codes = ScaledInt8.quantize(floats)
+    q = rng.normal(size=24).astype(np.float32)
+    rows = np.sort(rng.choice(5000, 3000, replace=False))
+    assert np.allclose(scores_at(codes, rows, q), (np.asarray(codes) @ q)[rows], atol=1e-4)
+    assert np.allclose(scores_at(floats, rows, q), (floats @ q)[rows], atol=1e-5)
+    assert scores_at(codes, rows[:0], q).shape == (0,)

@@ -39,3 +39,26 @@ def test_vector_search_is_exact_and_cached_until_a_write(tmp_path):
         assert [h.chunk_id for h in s.vector(q, 5)] == expected
         s.delete_document("d07")
         assert s.vector(q, 1)[0].chunk_id != "d07#0"
+
+
+def test_a_filter_scores_only_the_rows_that_pass_and_finds_what_scoring_every_row_finds():
+    from chaja.stores import sqlite_search
+    from chaja.stores.quantized import ScaledInt8
+
+    rng = np.random.default_rng(3)
+    floats = rng.normal(size=(400, 16)).astype(np.float32)
+    q = rng.normal(size=16).astype(np.float32)
+    ids = [f"c{i}" for i in range(400)]
+    langs = np.array(["ko" if i % 3 else "en" for i in range(400)], dtype=object)
+    for every, mat in ((every, mat) for every in (1.0, 0.0) for mat in (floats, ScaledInt8.quantize(floats))):
+        sqlite_search.SCORE_EVERY_ROW_ABOVE = every      # only the passing rows scored (the default), or every row
+        for share in (0.01, 0.05, 0.5, 1.0):
+            passing = rng.random(400) < share
+            for lang in (None, "en"):
+                hits = sqlite_search._exact(q, 10, mat, ids, langs, lang, passing)
+                keep = passing & ((langs == lang) if lang else True)
+                want = np.flatnonzero(keep)[np.argsort(-(np.asarray(mat)[keep] @ q), kind="stable")][:10]
+                assert [h.chunk_id for h in hits] == [ids[i] for i in want]
+                assert all(keep[int(h.chunk_id[1:])] for h in hits)
+    sqlite_search.SCORE_EVERY_ROW_ABOVE = 1.0
+    assert sqlite_search._exact(q, 10, floats, ids, langs, None, np.zeros(400, dtype=bool)) == []

@@ -131,6 +131,19 @@ def append(matrix, rows: np.ndarray) -> np.ndarray | ScaledInt8:
     return ScaledInt8(np.concatenate([codes, ScaledInt8.quantize(rows, scales).codes]), scales)
 
 
+def scores_at(matrix, rows: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """``matrix[rows] @ query`` for an index array ``rows``: on codes ``(q ⊙ s) · c`` a block
+    of rows at a time, without rebuilding the rows in float32 first."""
+    q = np.asarray(query, dtype=np.float32)
+    if not isinstance(matrix, ScaledInt8) or matrix._floats is not None:
+        return matrix[rows] @ q
+    weighted = q * matrix.scales
+    out = np.empty(len(rows), np.float32)
+    for at in range(0, len(rows), BLOCK):
+        np.dot(matrix.codes[rows[at:at + BLOCK]].astype(np.float32), weighted, out=out[at:at + BLOCK])
+    return out
+
+
 def as_float(matrix) -> np.ndarray:
     """The matrix as a float32 array (a code matrix rebuilt; a float one as it is)."""
     return np.asarray(matrix, dtype=np.float32)

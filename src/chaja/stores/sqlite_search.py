@@ -16,7 +16,7 @@ import numpy as np
 
 from chaja.documents import Hit
 from chaja.filters import Filters
-from chaja.stores import side_by_side, sqlite_ann, sqlite_vectors
+from chaja.stores import quantized, side_by_side, sqlite_ann, sqlite_vectors
 from chaja.stores.base import StoreError, allowed_rows
 from chaja.stores.bm25_segments import SegmentedBM25
 from chaja.stores.sqlite_matrices import positions
@@ -33,20 +33,35 @@ def fts_query(terms: list[str], column: str | None = None) -> str | None:
     return f"{{{column}}} : ({expr})" if column else expr
 
 
+#: the share of a field's rows a filter must let pass for every row to be scored and the rest
+#: masked; below it only the passing rows are scored. Measured at 100,000 int8 rows
+#: (benchmarks/results/filtered-100000.md) scoring the passing rows alone costs in proportion
+#: to them and no more than a whole scan at 81%, so it is always done (1.0; 0.0 scores every row)
+SCORE_EVERY_ROW_ABOVE = 1.0
+
+
 def _exact(q: np.ndarray, n: int, mat: np.ndarray, ids, langs: np.ndarray, lang: str | None,
            passing: np.ndarray | None) -> list[Hit]:
-    """Best ``n`` rows of ``mat`` by ``mat @ q`` (of ``lang``, of the ``passing`` rows), ties by row."""
-    scores = mat @ q
+    """Best ``n`` rows of ``mat`` by ``mat @ q`` (of ``lang``, of the ``passing`` rows), ties by row.
+    With a filter only the rows that pass are scored (:data:`SCORE_EVERY_ROW_ABOVE`)."""
+    keep = passing
     if lang:
-        scores = np.where(langs == lang, scores, -np.inf)
-    if passing is not None:
-        scores = np.where(passing, scores, -np.inf)
+        keep = (langs == lang) if keep is None else keep & (langs == lang)
+    if keep is not None and np.count_nonzero(keep) <= SCORE_EVERY_ROW_ABOVE * len(keep):
+        rows = np.flatnonzero(keep)
+        scores = quantized.scores_at(mat, rows, q)
+    else:
+        rows = None
+        scores = mat @ q
+        if keep is not None:
+            scores = np.where(keep, scores, -np.inf)
     n = min(n, int(np.isfinite(scores).sum()))
     if n == 0:
         return []
     top = np.argpartition(-scores, n - 1)[:n] if n < len(scores) else np.arange(len(scores))
-    top = top[np.lexsort((top, -scores[top]))]
-    return [Hit(cid, s) for cid, s in zip(sqlite_vectors.ids_at(ids, top), scores[top].tolist())]
+    top = top[np.lexsort((top, -scores[top]))]        # (rows ascend, so ties still go by row)
+    at = top if rows is None else rows[top]
+    return [Hit(cid, s) for cid, s in zip(sqlite_vectors.ids_at(ids, at), scores[top].tolist())]
 
 
 def _approximate(graph: sqlite_ann.Graph, q: np.ndarray, n: int, mat: np.ndarray, ids, rowids: np.ndarray,
