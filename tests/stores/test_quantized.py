@@ -67,14 +67,17 @@ def test_codes_that_do_not_match_their_scales_are_refused():
         ScaledInt8(np.zeros((3, 4), np.int8), np.ones(5, np.float32))
 
 
-def test_scores_at_are_the_rows_scores_on_codes_and_on_floats():
-    from chaja.stores.quantized import ScaledInt8, scores_at
+def test_row_scores_score_a_row_the_same_whichever_rows_are_scored_with_it():
+    from chaja.stores.quantized import ScaledInt8, row_scores
 
     rng = np.random.default_rng(5)
-    floats = rng.normal(size=(5000, 24)).astype(np.float32)
-    codes = ScaledInt8.quantize(floats)
-    q = rng.normal(size=24).astype(np.float32)
-    rows = np.sort(rng.choice(5000, 3000, replace=False))
-    assert np.allclose(scores_at(codes, rows, q), (np.asarray(codes) @ q)[rows], atol=1e-4)
-    assert np.allclose(scores_at(floats, rows, q), (floats @ q)[rows], atol=1e-5)
-    assert scores_at(codes, rows[:0], q).shape == (0,)
+    for n in (5000, 40_000):                 # codes kept as floats (small) and scored as codes
+        floats = rng.normal(size=(n, 384)).astype(np.float32)
+        codes = ScaledInt8.quantize(floats)
+        q = rng.normal(size=384).astype(np.float32)
+        rows = np.flatnonzero(rng.random(n) < 0.03)
+        for matrix in (codes, floats):
+            every = row_scores(matrix, q)
+            assert np.array_equal(row_scores(matrix, q, rows), every[rows])        # to the last bit
+            assert np.allclose(every, np.asarray(matrix) @ q, atol=1e-3)
+        assert row_scores(codes, q, rows[:0]).shape == (0,)

@@ -131,17 +131,29 @@ def append(matrix, rows: np.ndarray) -> np.ndarray | ScaledInt8:
     return ScaledInt8(np.concatenate([codes, ScaledInt8.quantize(rows, scales).codes]), scales)
 
 
-def scores_at(matrix, rows: np.ndarray, query: np.ndarray) -> np.ndarray:
-    """``matrix[rows] @ query`` for an index array ``rows``: on codes ``(q ⊙ s) · c`` a block
-    of rows at a time, without rebuilding the rows in float32 first."""
+def row_scores(matrix, query: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+    """``matrix @ query``, or ``matrix[rows] @ query`` for an index array ``rows``, each row's
+    dot product taken on its own (``np.einsum``; a BLAS product's rounding depends on the
+    rows beside it), so a row scores the same to the last bit whichever rows are scored with
+    it: a filtered search orders its chunks exactly as the unfiltered one. On codes,
+    ``(q ⊙ s) · c`` a block of rows at a time; a matrix small enough keeps its rebuilt floats,
+    as :meth:`ScaledInt8.__matmul__` does."""
     q = np.asarray(query, dtype=np.float32)
-    if not isinstance(matrix, ScaledInt8) or matrix._floats is not None:
-        return matrix[rows] @ q
-    weighted = q * matrix.scales
-    out = np.empty(len(rows), np.float32)
-    for at in range(0, len(rows), BLOCK):
-        np.dot(matrix.codes[rows[at:at + BLOCK]].astype(np.float32), weighted, out=out[at:at + BLOCK])
-    return out
+    if isinstance(matrix, ScaledInt8):
+        if matrix._floats is None and matrix.codes.size <= FLOAT_CACHE_NUMBERS:
+            matrix._floats = np.asarray(matrix)
+            matrix._floats.flags.writeable = False
+        if matrix._floats is None:
+            weighted = q * matrix.scales
+            count = matrix.codes.shape[0] if rows is None else len(rows)
+            out = np.empty(count, np.float32)
+            for at in range(0, count, BLOCK):
+                block = matrix.codes[at:at + BLOCK] if rows is None else matrix.codes[rows[at:at + BLOCK]]
+                np.einsum("ij,j->i", block.astype(np.float32), weighted, out=out[at:at + BLOCK])
+            return out
+        matrix = matrix._floats
+    picked = matrix if rows is None else matrix[rows]
+    return np.einsum("ij,j->i", np.asarray(picked, dtype=np.float32), q)
 
 
 def as_float(matrix) -> np.ndarray:

@@ -34,9 +34,10 @@ def fts_query(terms: list[str], column: str | None = None) -> str | None:
 
 
 #: the share of a field's rows a filter must let pass for every row to be scored and the rest
-#: masked; below it only the passing rows are scored. Measured at 100,000 int8 rows
-#: (benchmarks/results/filtered-100000.md) scoring the passing rows alone costs in proportion
-#: to them and no more than a whole scan at 81%, so it is always done (1.0; 0.0 scores every row)
+#: masked; below it only the passing rows are scored (each row scores the same either way:
+#: quantized.row_scores). Measured at 100,000 int8 rows (benchmarks/results/filtered-100000.md)
+#: scoring the passing rows alone costs in proportion to them and no more than a whole scan at
+#: 81%, so it is always done (1.0; 0.0 scores every row)
 SCORE_EVERY_ROW_ABOVE = 1.0
 
 
@@ -49,10 +50,10 @@ def _exact(q: np.ndarray, n: int, mat: np.ndarray, ids, langs: np.ndarray, lang:
         keep = (langs == lang) if keep is None else keep & (langs == lang)
     if keep is not None and np.count_nonzero(keep) <= SCORE_EVERY_ROW_ABOVE * len(keep):
         rows = np.flatnonzero(keep)
-        scores = quantized.scores_at(mat, rows, q)
+        scores = quantized.row_scores(mat, q, rows)
     else:
         rows = None
-        scores = mat @ q
+        scores = quantized.row_scores(mat, q)
         if keep is not None:
             scores = np.where(keep, scores, -np.inf)
     n = min(n, int(np.isfinite(scores).sum()))
