@@ -25,6 +25,13 @@ heading_list                  on, off     (only when the store keeps heading
 language_projection,          off, on     (only when the store holds two or
 language_centering,                        more languages)
 cross_language_keyword
+fusion, query_terms,          calibrated / convex / rrf; content / all; and
+background_prior, multipart   the calibrated fusion's own settings on stores
+language_margin … feedback_   of two or more languages (language_margin,
+limit                         language_softness, keyword_neutral_depth and
+                              _best, keyword_hold, translated_keyword,
+                              translation_threshold, feedback_weight, _depth,
+                              _limit): see ``chaja.eval.sweep.settings``
 source_weights                none, production (filings and statistics 1.15,
                               brokerage API 1.10, news 1.00; only when those
                               weights tell the store's sources apart)
