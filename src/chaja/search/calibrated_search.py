@@ -13,6 +13,7 @@ from chaja.documents import Hit
 from chaja.search import background, feedback
 from chaja.search.calibrated import (
     PARTNER,
+    Evidence,
     calibrated_evidence,
     calibrated_scores,
     fused_order,
@@ -99,14 +100,22 @@ def calibrated_fusion(s: Searcher, lists: dict[str, list[Hit]], queries: dict[st
     rank_of = np.array([best[c] for c in candidates])
     if not (cfg.feedback_weight > 0 and ev.g > 0 and own.any() and not own.all()):
         return fused_order(candidates, scores, rank_of), ev.g
+    return with_feedback(s, ev, own, scores, candidates, rank_of, fusion), ev.g
+
+
+def with_feedback(s: Searcher, ev: Evidence, own: np.ndarray, scores: np.ndarray, candidates: list[str],
+                  rank_of: np.ndarray, fusion: dict) -> list[tuple[str, float]]:
+    """The fused list with the evidence borrowed from the query's own language
+    (:mod:`chaja.search.feedback`): at most ``feedback_limit`` candidates of other languages
+    keep a lift, never above the sources, and they count what they borrow in their standing,
+    so their neutral keyword value comes from the query language's pages of the same
+    standing (the query language's scores, and so the sources and the ceiling, do not change)."""
+    cfg = s.cfg
     src = feedback.sources(fused_order(candidates, scores, rank_of), dict(zip(candidates, own.tolist())),
                            cfg.feedback_depth)
     add = borrowed_evidence(s, src, candidates, own, ev.g)
     if add is None:
-        return fused_order(candidates, scores, rank_of), ev.g
-    # at most feedback_limit pages keep a lift, and they count what they borrow in their standing, so
-    # their neutral keyword value comes from the query language's pages of the same standing (the query
-    # language's scores, and so the sources and the ceiling, do not change)
+        return fused_order(candidates, scores, rank_of)
     at = np.array([candidates.index(c) for c in src])
     ceiling = float(scores[at].min())
     keep = feedback.keep_lifted(scores, feedback.lifted(scores, add, ceiling), cfg.feedback_limit, rank_of)
@@ -115,7 +124,7 @@ def calibrated_fusion(s: Searcher, lists: dict[str, list[Hit]], queries: dict[st
     not_source = np.ones(len(candidates), dtype=bool)
     not_source[at] = False
     order = np.lexsort((np.arange(scores.size), rank_of, not_source, -scores))
-    return [(candidates[i], v) for i, v in zip(order.tolist(), scores[order].tolist())], ev.g
+    return [(candidates[i], v) for i, v in zip(order.tolist(), scores[order].tolist())]
 
 
 def borrowed_evidence(s: Searcher, src: list[str], candidates: list[str], own: np.ndarray,
