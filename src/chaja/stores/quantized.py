@@ -148,11 +148,12 @@ def row_scores(matrix, query: np.ndarray, rows: np.ndarray | None = None) -> np.
             count = matrix.codes.shape[0] if rows is None else len(rows)
             out = np.empty(count, np.float32)
             for at in range(0, count, BLOCK):
-                block = matrix.codes[at:at + BLOCK] if rows is None else matrix.codes[rows[at:at + BLOCK]]
+                block = matrix.codes[at:at + BLOCK] if rows is None else \
+                    np.take(matrix.codes, rows[at:at + BLOCK], axis=0)     # (take: faster than [rows])
                 np.einsum("ij,j->i", block.astype(np.float32), weighted, out=out[at:at + BLOCK])
             return out
         matrix = matrix._floats
-    picked = matrix if rows is None else matrix[rows]
+    picked = matrix if rows is None else np.take(matrix, rows, axis=0)
     return np.einsum("ij,j->i", np.asarray(picked, dtype=np.float32), q)
 
 
