@@ -80,14 +80,20 @@ class ScaledInt8:
             np.multiply(self.codes[at:at + BLOCK * 8], self.scales, out=out[at:at + BLOCK * 8])
         return out if dtype is None else out.astype(dtype, copy=False)
 
-    def __matmul__(self, query: np.ndarray) -> np.ndarray:
-        """``m @ q``: each row's score ``(q ⊙ s) · c``, a block of rows at a time."""
-        q = np.asarray(query, dtype=np.float32)
+    def small_floats(self) -> np.ndarray | None:
+        """The rebuilt float32 rows of a matrix small enough to keep them (at most
+        ``FLOAT_CACHE_NUMBERS`` numbers; built on the first call, read-only), else None."""
         if self._floats is None and self.codes.size <= FLOAT_CACHE_NUMBERS:
             self._floats = np.asarray(self)
             self._floats.flags.writeable = False
-        if self._floats is not None or q.ndim != 1:
-            return (self._floats if self._floats is not None else np.asarray(self)) @ q
+        return self._floats
+
+    def __matmul__(self, query: np.ndarray) -> np.ndarray:
+        """``m @ q``: each row's score ``(q ⊙ s) · c``, a block of rows at a time."""
+        q = np.asarray(query, dtype=np.float32)
+        floats = self.small_floats()
+        if floats is not None or q.ndim != 1:
+            return (floats if floats is not None else np.asarray(self)) @ q
         weighted = q * self.scales
         out = np.empty(self.codes.shape[0], np.float32)
         for at in range(0, self.codes.shape[0], BLOCK):
@@ -136,14 +142,12 @@ def row_scores(matrix, query: np.ndarray, rows: np.ndarray | None = None) -> np.
     dot product taken on its own (``np.einsum``; a BLAS product's rounding depends on the
     rows beside it), so a row scores the same to the last bit whichever rows are scored with
     it: a filtered search orders its chunks exactly as the unfiltered one. On codes,
-    ``(q ⊙ s) · c`` a block of rows at a time; a matrix small enough keeps its rebuilt floats,
-    as :meth:`ScaledInt8.__matmul__` does."""
+    ``(q ⊙ s) · c`` a block of rows at a time; a matrix small enough is scored on its kept
+    floats (:meth:`ScaledInt8.small_floats`)."""
     q = np.asarray(query, dtype=np.float32)
     if isinstance(matrix, ScaledInt8):
-        if matrix._floats is None and matrix.codes.size <= FLOAT_CACHE_NUMBERS:
-            matrix._floats = np.asarray(matrix)
-            matrix._floats.flags.writeable = False
-        if matrix._floats is None:
+        floats = matrix.small_floats()
+        if floats is None:
             weighted = q * matrix.scales
             count = matrix.codes.shape[0] if rows is None else len(rows)
             out = np.empty(count, np.float32)
@@ -152,7 +156,7 @@ def row_scores(matrix, query: np.ndarray, rows: np.ndarray | None = None) -> np.
                     np.take(matrix.codes, rows[at:at + BLOCK], axis=0)     # (take: faster than [rows])
                 np.einsum("ij,j->i", block.astype(np.float32), weighted, out=out[at:at + BLOCK])
             return out
-        matrix = matrix._floats
+        matrix = floats
     picked = matrix if rows is None else np.take(matrix, rows, axis=0)
     return np.einsum("ij,j->i", np.asarray(picked, dtype=np.float32), q)
 
