@@ -19,6 +19,7 @@ PostgreSQL is a local server started with pgserver (as in the tests) unless
 
     python benchmarks/bench_stores.py                  # 10k and 100k chunks
     python benchmarks/bench_stores.py --sizes 2000 --queries 50   # a quick look
+    python benchmarks/bench_stores.py --sizes 1000000 --maintenance-work-mem 3GB --out benchmarks/results/stores-1000000.json
 """
 from __future__ import annotations
 
@@ -239,7 +240,8 @@ def keyword_engines(pg, pg_dsn: str, schema: str, queries) -> dict:
             "first_search_from_cache_ms": round(cached_ms, 1)}
 
 
-def run_size(n: int, n_queries: int, n_extra: int, sqlite_dir: Path, pg_dsn: str) -> dict:
+def run_size(n: int, n_queries: int, n_extra: int, sqlite_dir: Path, pg_dsn: str,
+             maintenance_work_mem: str = "1GB") -> dict:
     from chaja.stores.postgres import PostgresStore
     from chaja.stores.sqlite import SqliteStore
 
@@ -265,7 +267,7 @@ def run_size(n: int, n_queries: int, n_extra: int, sqlite_dir: Path, pg_dsn: str
     try:
         # Bulk: rows first, then one HNSW build (PostgresStore.bulk_load).
         t0 = time.perf_counter()
-        bulk = pg.bulk_load()
+        bulk = pg.bulk_load(maintenance_work_mem=maintenance_work_mem)
         bulk.__enter__()
         start_s = time.perf_counter() - t0
         rows = ingest(pg, Corpus(seed=n).documents(n))
@@ -372,6 +374,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="chunks added one document at a time after the bulk load")
     ap.add_argument("--pg-dsn", help="an existing PostgreSQL with pgvector (default: start one with pgserver)")
     ap.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "stores.json")
+    ap.add_argument("--maintenance-work-mem", default="1GB",
+                    help="PostgreSQL's memory for the HNSW build (a million 384-d vectors need about 2GB to build in memory)")
     args = ap.parse_args(argv)
 
     with postgres_and_folder(args.pg_dsn) as (dsn, work):
@@ -379,10 +383,11 @@ def main(argv: list[str] | None = None) -> int:
         out = {"benchmark": "stores", "description": __doc__.strip().split("\n\n")[1].replace("\n", " "),
                "settings": {"dim": DIM, "chunks_per_document": CHUNKS_PER_DOC, "candidates_per_path": N_CANDIDATES,
                             "top_k": TOP_K, "rrf_k": RRF_K, "korean_share": KO_SHARE,
-                            "postgres_server": "external" if args.pg_dsn else "pgserver (local, Unix socket)"},
+                            "postgres_server": "external" if args.pg_dsn else "pgserver (local, Unix socket)",
+                            "maintenance_work_mem": args.maintenance_work_mem},
                "machine": machine(dsn), "runs": []}
         for n in args.sizes:
-            out["runs"].append(run_size(n, args.queries, args.incremental, work, dsn))
+            out["runs"].append(run_size(n, args.queries, args.incremental, work, dsn, args.maintenance_work_mem))
         out["machine"]["loadavg_at_end"] = list(os.getloadavg())
         import psycopg
 
