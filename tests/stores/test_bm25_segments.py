@@ -42,3 +42,55 @@ def test_rows_killed_in_one_segment_leave_the_others_unmasked():
     bm25.recount()
     assert bm25.whole == [False, True]
     assert sorted(r for r, _ in _scores(bm25, ["pump"])) == [1, 3]
+
+
+def _zipf_rows(rng, n_rows, start=1):
+    words = [f"w{i}" for i in range(400)]
+    p = 1.0 / np.arange(1, len(words) + 1)
+    p /= p.sum()
+    return [(start + i, " ".join(rng.choice(words, size=int(rng.integers(5, 40)), p=p))) for i in range(n_rows)]
+
+
+@pytest.mark.parametrize("n", [1, 10, 60])
+def test_bounding_by_the_rare_tokens_keeps_every_score_and_order(monkeypatch, n):
+    """MaxScore (``_within_reach``) reads the common tokens only for rows the rare ones hold:
+    the top ``n`` must be exactly the full sum's, scores to the last bit, on two segments
+    with a killed row; and it must have ruled rows out for some queries, or nothing was tested."""
+    from chaja.stores import bm25_segments
+
+    rng = np.random.default_rng(7)
+    bm25 = SegmentedBM25.of(_segment(_zipf_rows(rng, 3000)))
+    bm25.add(_segment(_zipf_rows(rng, 1000, start=5001)))
+    bm25.kill(np.array([17, 5003]))
+    bm25.recount()
+    monkeypatch.setattr(bm25_segments, "PRUNE_FROM_POSTINGS", 0)
+    reached = []
+    original = SegmentedBM25._within_reach
+
+    def counted(self, *args):
+        got = original(self, *args)
+        reached.append(got is not None)
+        return got
+
+    monkeypatch.setattr(SegmentedBM25, "_within_reach", counted)
+    for q in range(60):
+        tokens = [f"w{int(i)}" for i in rng.choice(400, size=int(rng.integers(2, 7)), replace=False)]
+        tokens[0] = f"w{int(rng.integers(0, 5))}"           # a common token in every query
+        bounded = bm25.search(tokens, n, title_weight=2.0, heading_weight=1.5)
+        monkeypatch.setattr(SegmentedBM25, "_within_reach", lambda self, *args: None)
+        full = bm25.search(tokens, n, title_weight=2.0, heading_weight=1.5)
+        monkeypatch.setattr(SegmentedBM25, "_within_reach", counted)
+        assert bounded == full, tokens
+    assert sum(reached) >= 10
+
+
+def test_no_bound_is_tried_with_a_filter_or_a_language():
+    rng = np.random.default_rng(3)
+    bm25 = SegmentedBM25.of(_segment(_zipf_rows(rng, 500)))
+    tried = []
+    bm25._within_reach = lambda *args: tried.append(args) or None
+    bm25.search(["w0", "w300"], 10, title_weight=2.0, heading_weight=1.5, lang="en")
+    bm25.search(["w0", "w300"], 10, title_weight=2.0, heading_weight=1.5, allow=np.arange(1, 100))
+    assert not tried
+    bm25.search(["w0", "w300"], 10, title_weight=2.0, heading_weight=1.5)
+    assert len(tried) == 1
