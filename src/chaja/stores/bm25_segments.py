@@ -24,10 +24,6 @@ import numpy as np
 from chaja.stores.postings import Segment, fts_tokens, merge
 
 K1, B = 1.2, 0.75
-#: a query reading fewer postings than this is summed over every row at once: bounding it
-#: would cost more than it saves (at 100,000 benchmark chunks, a median 8,500 postings:
-#: 0.48 ms summed at once, 0.79 ms bounded first)
-PRUNE_FROM_POSTINGS = 30_000
 
 
 class SegmentedBM25:
@@ -156,20 +152,18 @@ class SegmentedBM25:
         weights = np.array([title_weight, 0.0 if title_only else heading_weight, 0.0 if title_only else 1.0])
         # every posting kept scores above 0 when the weights it is read with are: a row's total then says it was hit
         positive = title_weight > 0 if title_only else bool((weights > 0).all())
-        terms = self._query_postings(tokens, title_only)
-        norms = self._norms(self.n_tokens / self.n_rows)
-        reach = (self._within_reach(terms, weights, norms, n)
-                 if positive and lang is None and allow is None else None)
-        per_seg = self._term_scores(terms, weights, norms, reach)
-        found = self._row_totals(per_seg, positive, lang) if reach is None else self._reached_totals(per_seg)
+        found = self._row_totals(self._term_scores(tokens, weights, title_only), positive, lang)
         if found is None:
             return []
         return _top(*found, n, allow)
 
-    def _query_postings(self, tokens: list[str], title_only: bool) -> list[tuple[float, list]]:
-        """Per query token that some live row holds, in query order: its IDF and its live
-        postings (:meth:`_live_postings`)."""
-        terms = []
+    def _term_scores(self, tokens: list[str], weights: np.ndarray,
+                     title_only: bool) -> list[list[tuple[np.ndarray, np.ndarray]]]:
+        """Per segment, (local rows, score) of each query token's live postings: the token's
+        IDF times its BM25 term weight, in query-token order."""
+        avgdl = self.n_tokens / self.n_rows
+        norms = self._norms(avgdl)
+        per_seg: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in self.segments]
         for token in tokens:
             if not token:
                 continue
@@ -178,78 +172,14 @@ class SegmentedBM25:
             if not df:
                 continue
             idf = math.log((self.n_rows - df + 0.5) / (df + 0.5))
-            terms.append((1e-6 if idf <= 0.0 else idf, found))
-        return terms
-
-    @staticmethod
-    def _posting_scores(idf: float, rows: np.ndarray, tf: np.ndarray, weights: np.ndarray,
-                        norms: np.ndarray) -> np.ndarray:
-        """Each posting's share of its row's score: the token's IDF times its BM25 term weight."""
-        f = tf[:, 0] * weights[0]     # column by column, as FTS5 sums them (no BLAS call: a
-        f += tf[:, 1] * weights[1]    # search runs this beside its graph walks, and BLAS's
-        f += tf[:, 2] * weights[2]    # threads would compete with them for the cores)
-        return idf * ((f * (K1 + 1.0)) / (f + norms[rows]))
-
-    def _term_scores(self, terms: list[tuple[float, list]], weights: np.ndarray, norms: list[np.ndarray],
-                     reach: list[np.ndarray] | None = None) -> list[list[tuple[np.ndarray, np.ndarray]]]:
-        """Per segment, (local rows, score) of each query token's live postings, in query-token
-        order; with ``reach`` (per segment, a mask of the rows that can still make the top),
-        only the postings of those rows."""
-        per_seg: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in self.segments]
-        for idf, found in terms:
+            if idf <= 0.0:
+                idf = 1e-6
             for si, rows, tf in found:
-                if reach is not None:
-                    keep = reach[si][rows]
-                    rows, tf = rows[keep], tf[keep]
-                per_seg[si].append((rows, self._posting_scores(idf, rows, tf, weights, norms[si])))
+                f = tf[:, 0] * weights[0]     # column by column, as FTS5 sums them (no BLAS call: a
+                f += tf[:, 1] * weights[1]    # search runs this beside its graph walks, and BLAS's
+                f += tf[:, 2] * weights[2]    # threads would compete with them for the cores)
+                per_seg[si].append((rows, idf * ((f * (K1 + 1.0)) / (f + norms[si][rows]))))
         return per_seg
-
-    def _within_reach(self, terms: list[tuple[float, list]], weights: np.ndarray, norms: list[np.ndarray],
-                      n: int) -> list[np.ndarray] | None:
-        """Per segment, a mask of the only rows that can be among the best ``n``, or None where
-        no bound rules rows out (MaxScore, Turtle & Flood 1995).
-
-        A token adds less than ``IDF·(k1 + 1)`` to any row's score, since ``f/(f + norm) < 1``.
-        The rarest tokens are scored first, a few postings each; once the ``n``-th best of those
-        partial scores exceeds the sum of that bound over the tokens left, a row that none of
-        the rare tokens holds cannot reach the top ``n``, and the common tokens are read only
-        for the rows the rare ones hold. The rows kept are then scored from every token in
-        query order, as the full sum is, so their scores are the same to the last bit."""
-        sizes = [sum(rows.size for _, rows, _ in found) for _, found in terms]
-        if len(terms) < 2 or sum(sizes) < PRUNE_FROM_POSTINGS:
-            return None
-        order = sorted(range(len(terms)), key=lambda i: sizes[i])
-        left = sum(terms[i][0] for i in order) * (K1 + 1.0)
-        budget = sum(sizes) // 4                  # reading more of them first would save little
-        seen: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in self.segments]
-        read = 0
-        for i in order[:-1]:
-            idf, found = terms[i]
-            read += sizes[i]
-            if read > budget:
-                return None
-            left -= idf * (K1 + 1.0)
-            for si, rows, tf in found:
-                seen[si].append((rows, self._posting_scores(idf, rows, tf, weights, norms[si])))
-            partial = np.concatenate([self._sum_by_row(np.concatenate([r for r, _ in parts]),
-                                                       np.concatenate([v for _, v in parts]))[1]
-                                      for parts in seen if parts])
-            # (the margin: sums rounded in another order may differ in their last bits)
-            if partial.size >= n and np.partition(partial, partial.size - n)[partial.size - n] > left * (1 + 1e-9):
-                reach = []
-                for seg, parts in zip(self.segments, seen):
-                    mask = np.zeros(seg.n_rows, dtype=bool)
-                    for rows, _ in parts:
-                        mask[rows] = True
-                    reach.append(mask)
-                return reach
-        return None
-
-    @staticmethod
-    def _sum_by_row(rows: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(distinct rows ascending, each one's scores summed in the order given)."""
-        distinct, at = np.unique(rows, return_inverse=True)
-        return distinct, np.bincount(at, scores, minlength=distinct.size)
 
     def _live_postings(self, token: str, title_only: bool) -> list[tuple[int, np.ndarray, np.ndarray]]:
         """(segment, local rows, tf) of the token's postings in each segment that holds it
@@ -284,20 +214,6 @@ class SegmentedBM25:
                 hit = hit[np.asarray(seg.langs)[hit] == code]
             cand_ids.append(np.asarray(seg.rowids)[hit])
             cand_scores.append(total[hit])
-        if not cand_ids:
-            return None
-        return np.concatenate(cand_ids), np.concatenate(cand_scores)
-
-    def _reached_totals(self, per_seg: list[list[tuple[np.ndarray, np.ndarray]]]) -> tuple[np.ndarray, np.ndarray] | None:
-        """:meth:`_row_totals` for the few rows within reach (every posting kept scores above 0):
-        summed per distinct row rather than over an array of every row of the segment."""
-        cand_ids, cand_scores = [], []
-        for seg, parts in zip(self.segments, per_seg):
-            if parts:
-                rows, total = self._sum_by_row(np.concatenate([r for r, _ in parts]),
-                                               np.concatenate([v for _, v in parts]))
-                cand_ids.append(np.asarray(seg.rowids)[rows])
-                cand_scores.append(total)
         if not cand_ids:
             return None
         return np.concatenate(cand_ids), np.concatenate(cand_scores)
