@@ -89,7 +89,9 @@ class ScaledInt8:
         return self._floats
 
     def __matmul__(self, query: np.ndarray) -> np.ndarray:
-        """``m @ q``: each row's score ``(q ⊙ s) · c``, a block of rows at a time."""
+        """``m @ q``: each row's score ``(q ⊙ s) · c``, a block of rows at a time, by BLAS
+        (a row's last bits depend on the rows beside it; :func:`row_scores` scores each row
+        on its own, where filtered and unfiltered searches must agree)."""
         q = np.asarray(query, dtype=np.float32)
         floats = self.small_floats()
         if floats is not None or q.ndim != 1:
