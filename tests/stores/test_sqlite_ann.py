@@ -72,10 +72,18 @@ def test_a_search_rescores_every_candidate_its_walk_holds(store):
     assert graph.candidates(1) == graph.expansion == sqlite_ann.EXPANSION_SEARCH
     assert graph.candidates(200) == sqlite_ann.OVERSAMPLE * 200
     # the graph ranks by its int8 copy: asking it for two rows leaves near ties to its
-    # rounding (the best row missed for 4–5 of these 300 queries); its whole walk, to the exact scores
+    # rounding (the best row missed for 4–5 of 300 queries); the search rescores its whole
+    # walk, so it returns the walk's best row by exact score, or a better member of a group
+    mat, _, _ = store._vectors("chunk")
+    rowids = store._matrix_rowids["chunk"]
     queries = clustered(300, 5)
+    for q in queries:
+        walk = np.searchsorted(rowids, graph.search(q, graph.candidates(1)))
+        assert store.vector(q, 1)[0].score >= float(np.max(mat[walk] @ q)) - 1e-6
+    # (a walk that misses the best row outright: about one query in 500, more on some
+    # builds, varying with the threads that built the graph)
     hits = [store.vector(q, 1)[0].chunk_id == exact(store, q, 1)[0] for q in queries]
-    assert np.mean(hits) >= 0.99
+    assert np.mean(hits) >= 0.95
 
 
 def test_writes_after_the_graph_are_searched_exactly_until_the_next_compaction(store, tmp_path):
@@ -305,7 +313,8 @@ def test_a_compaction_adds_the_rows_written_since_to_the_graph(store):
     meta = _graph_meta(store)
     assert (meta["count"], meta["full_count"], meta["changed"]) == (3400, 3000, 400)
     assert sqlite_ann.graph_path(store.path, "chunk").stat().st_ino != inode      # a new file, renamed over
-    assert len(store._graph("chunk").index) == 3400
+    graph = store._graph("chunk")                                  # every row a node or in a group
+    assert len(graph.index) + len(graph.groups) == 3400 and meta["nodes"] == len(graph.index)
     assert _recall(store, clustered(50, 6)) >= 0.98                # near the new rows' clusters
 
 
@@ -353,7 +362,8 @@ def test_a_graph_holds_int8_vectors_and_an_older_f16_graph_is_built_anew(tmp_pat
     older.add(s._matrix_rowids["chunk"].astype(np.uint64), np.asarray(mat))
     sqlite_ann._save(older, s.path, "chunk")
     info = _graph_meta(s)
-    del info["dtype"]                                # as an older store recorded it
+    for key in ("dtype", "radius", "nodes", "members"):     # as an older store recorded it
+        del info[key]
     s.set_meta("ann.chunk", json.dumps(info))
     s._graphs_seq = -1
     graph = s._graph("chunk")
@@ -364,6 +374,7 @@ def test_a_graph_holds_int8_vectors_and_an_older_f16_graph_is_built_anew(tmp_pat
     assert s.compact(force=True, progress=steps.append)
     assert "graph chunk (1,210 vectors)" in steps
     assert _graph_meta(s)["dtype"] == sqlite_ann.DTYPE == "i8"
+    assert _graph_meta(s)["radius"] == sqlite_ann.ann_groups.RADIUS and s._graph("chunk").groups is not None
     assert "I8" in str(s._graph("chunk").index.dtype)
     assert _recall(s, clustered(30, 12)) >= 0.95
     s.close()
@@ -399,3 +410,63 @@ def test_a_graph_built_from_the_mapped_matrix_leaves_the_vector_file_as_it_was_g
         given = np.array([recs[0].vector for _, recs in items])     # rowid order: the order put
         assert holds(s._vectors("chunk")[0], given)
         assert json.loads(s.get_meta("ann.chunk"))["projected"] is True
+
+
+def near_copies(sources: int, copies: int, seed: int) -> np.ndarray:
+    """``sources`` clustered rows, then ``copies`` noisy copies of each (about 0.1 away)."""
+    base = clustered(sources, seed)
+    rng = np.random.default_rng(seed + 1)
+    moved = np.repeat(base, copies, axis=0) + 0.1 / np.sqrt(DIM) * rng.standard_normal((sources * copies, DIM))
+    return np.concatenate([base, moved / np.linalg.norm(moved, axis=1, keepdims=True)]).astype(np.float32)
+
+
+def test_near_copies_join_groups_and_the_graph_holds_one_node_for_each(tmp_path):
+    """A store of near-copies (every row five times, moved a little) gets a graph of about
+    one node a source; a search still finds the exact top rows among the groups' members."""
+    with SqliteStore(tmp_path / "copies.chaja", ann_threshold=500) as s:
+        s.put_documents(docs(near_copies(400, 5, 21)))
+        assert s.compact(force=True)
+        meta = _graph_meta(s)
+        graph = s._graph("chunk")
+        assert meta["nodes"] == len(graph.index) <= 400 and meta["members"] == len(graph.groups) >= 2000
+        assert meta["nodes"] + meta["members"] == 2400
+        assert _recall(s, clustered(50, 22)) >= 0.95
+        q = clustered(1, 23)[0]
+        mat, ids, _ = s._vectors("chunk")
+        row = {c: i for i, c in enumerate(ids)}
+        assert [h.score for h in s.vector(q, 10)] == pytest.approx([float(mat[row[h.chunk_id]] @ q)
+                                                                     for h in s.vector(q, 10)])
+
+
+def test_a_graph_whose_groups_file_does_not_match_its_record_is_not_used(store):
+    q = clustered(1, 24)[0]
+    assert store._graph("chunk") is not None
+    path = sqlite_ann.groups_path(store.path, "chunk")
+    groups = sqlite_ann.ann_groups.Groups.load(path)
+    member, node = groups.pairs()
+    sqlite_ann.ann_groups.Groups.of_pairs(member[1:], node[1:]).save(path)     # a member short
+    store._graphs_seq = -1
+    assert store._graph("chunk") is None
+    assert [h.chunk_id for h in store.vector(q, 10)] == exact(store, q, 10)
+    path.unlink()
+    store._graphs_seq = -1
+    assert store._graph("chunk") is None
+    store.put_documents(docs(clustered(5, 25), prefix="new"))
+    steps: list[str] = []
+    assert store.compact(force=True, progress=steps.append)          # built anew, with its groups
+    assert "graph chunk (3,005 vectors)" in steps and store._graph("chunk") is not None
+
+
+def test_removing_a_group_member_builds_the_graph_anew(tmp_path):
+    with SqliteStore(tmp_path / "copies.chaja", ann_threshold=500) as s:
+        s.put_documents(docs(near_copies(200, 3, 26)))
+        assert s.compact(force=True)
+        graph = s._graph("chunk")
+        member = int(graph.groups.members[0])
+        doc = s._db.execute("SELECT doc_id FROM chunks WHERE rowid = ?", (member,)).fetchone()[0]
+        s.delete_document(doc)
+        steps: list[str] = []
+        assert s.compact(force=True, progress=steps.append)
+        assert "graph chunk (799 vectors)" in steps
+        gone = f"{doc}#0"
+        assert not any(h.chunk_id == gone for q in near_copies(200, 3, 26)[:50] for h in s.vector(q, 10))

@@ -3,7 +3,10 @@
 Above :data:`ANN_THRESHOLD` vectors in a field, the store keeps an HNSW graph (Malkov &
 Yashunin 2018, through usearch; the ``ann`` extra) of that field beside the store, in
 ``<store>-<field>.hnsw``, keyed by chunk rowid and inner product (cosine: the vectors are
-normalised). It is written by the same step that folds the keyword log into the postings
+normalised). The graph's nodes are not every row: a row within
+:data:`~chaja.stores.ann_groups.RADIUS` of a node joins its group (``<store>-<field>.groups``;
+:mod:`chaja.stores.ann_groups`), and a walk hands back its nodes and then their groups'
+rows, so near-copies cost the graph nothing and cannot fill a walk. It is written by the same step that folds the keyword log into the postings
 file (:meth:`SqliteStore.compact`, under the write lock) and covers the same log
 entry, recorded in the store's meta (``ann.<field>``). The graph keeps int8 copies of
 the rows, lifted to unit length (:func:`lifted`). A search asks the graph for every
@@ -43,6 +46,8 @@ import os
 from pathlib import Path
 
 import numpy as np
+
+from chaja.stores import ann_groups
 
 #: a field with at least this many vectors gets an HNSW graph: an exact scan reads the whole
 #: matrix per query (25,662 384-d vectors: 39 MB, 2.5–6 ms on two cores, memory-bound), the
@@ -116,53 +121,98 @@ def lifted(matrix: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(np.hstack([matrix, extra[:, None].astype(np.float32)]))
 
 
-def build(store_path: Path, field: str, rowids: np.ndarray, matrix: np.ndarray) -> None:
-    """Write the graph of ``matrix`` (rows keyed by ``rowids``, :func:`lifted`), atomically."""
-    Index = usearch_module().Index
-    graph = Index(ndim=matrix.shape[1] + 1, metric="ip", dtype=DTYPE, connectivity=CONNECTIVITY,
-                  expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
-    graph.add(rowids.astype(np.uint64), lifted(matrix), threads=os.cpu_count() or 1)
-    _save(graph, store_path, field)
+def groups_path(store_path: Path, field: str) -> Path:
+    return Path(f"{store_path}-{field}.groups")
+
+
+def build(store_path: Path, field: str, rowids: np.ndarray, matrix: np.ndarray) -> dict:
+    """Write the graph of ``matrix`` (rows keyed by ``rowids``, ascending; :func:`lifted`)
+    over its group nodes, and the groups (:mod:`chaja.stores.ann_groups`), atomically.
+    Returns the counts for :func:`meta_value`."""
+    graph = _new_graph(matrix.shape[1])
+    member, node = _grow(graph, rowids, matrix)
+    return _save_all(graph, ann_groups.Groups.of_pairs(member, node), store_path, field, full=rowids.size)
+
+
+def _new_graph(dim: int):
+    return usearch_module().Index(ndim=dim + 1, metric="ip", dtype=DTYPE, connectivity=CONNECTIVITY,
+                                  expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
+
+
+def _grow(graph, rowids: np.ndarray, matrix: np.ndarray, at: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Group the rows at positions ``at`` (every row: None) around the graph's nodes, adding
+    new nodes to it."""
+    threads = os.cpu_count() or 1
+
+    def add(keys: np.ndarray, vectors: np.ndarray) -> None:
+        graph.add(keys.astype(np.uint64), lifted(vectors), threads=threads)
+
+    def node_vectors(keys: np.ndarray) -> np.ndarray:
+        pos = np.minimum(np.searchsorted(rowids, keys), rowids.size - 1)
+        return np.asarray(matrix[pos], np.float32)
+
+    keys, vectors = (rowids, matrix) if at is None else (rowids[at], matrix[at])
+    return ann_groups.grow(graph, add, keys, vectors, node_vectors=node_vectors, threads=threads)
 
 
 def update(store_path: Path, field: str, meta: str | None, base_seq: int | None, touched: np.ndarray,
-           added_rowids: np.ndarray, added: np.ndarray, projected: bool) -> dict | None:
-    """Bring the field's graph from the log entry ``base_seq`` up to date by adding
-    ``added`` (the field's vectors of the ``touched`` rows it holds now, keyed by
-    ``added_rowids``), instead of building it anew: the work of the new rows, not of the
-    whole field.
+           rowids: np.ndarray, matrix: np.ndarray, projected: bool) -> dict | None:
+    """Bring the field's graph from the log entry ``base_seq`` up to date by grouping the
+    ``touched`` rows the field holds now (``matrix``, keyed by ``rowids``, ascending: the
+    whole field) around its nodes, instead of building it anew: the work of the new rows,
+    not of the whole field.
     Returns the counts for :func:`meta_value`, or None when the graph must be built anew:
     there is none that covers ``base_seq`` with today's settings, a touched row is one it
-    holds (removed or replaced since: usearch keeps a removed node in the walk, and on the
-    100,000-chunk benchmark corpus removing 50 rows took the chunk graph's recall@10 from
-    0.979 to 0.962), or the rows added since its last full build would reach
-    :data:`REBUILD_SHARE` of the rows it was built with (rows added a batch at a time are
-    linked less well than in one build)."""
+    holds as a node or a group member (removed or replaced since: usearch keeps a removed
+    node in the walk, and on the 100,000-chunk benchmark corpus removing 50 rows took the
+    chunk graph's recall@10 from 0.979 to 0.962), or the rows added since its last full
+    build would reach :data:`REBUILD_SHARE` of the rows it was built with (rows added a
+    batch at a time are linked less well than in one build)."""
     if meta is None or base_seq is None or not graph_path(store_path, field).exists():
         return None
     try:
         info = json.loads(meta)
         if (int(info["seq"]) != base_seq or bool(info.get("projected", False)) != projected
                 or int(info.get("expansion_add", 128)) != EXPANSION_ADD
-                or info.get("dtype", LEGACY_DTYPE) != DTYPE):
+                or info.get("dtype", LEGACY_DTYPE) != DTYPE or info.get("radius") != ann_groups.RADIUS):
             return None
         full = int(info.get("full_count", info["count"]))
         changed = int(info.get("changed", 0)) + int(touched.size)
         if changed >= REBUILD_SHARE * max(full, 1):
             return None
+        groups = _read_groups(store_path, field, info)
         graph = usearch_module().Index.restore(str(graph_path(store_path, field)), view=False)
     except (ValueError, KeyError, TypeError, RuntimeError, OSError):
         return None
-    if graph is None or graph.ndim != added.shape[1] + 1:
+    if graph is None or groups is None or graph.ndim != matrix.shape[1] + 1 or len(graph) != info.get("nodes"):
         return None
     graph.expansion_add = EXPANSION_ADD         # (a restored graph forgets it)
-    if touched.size and np.asarray(graph.contains(touched.astype(np.uint64)), bool).any():
+    touched = touched.astype(np.int64)
+    if touched.size and (np.asarray(graph.contains(touched.astype(np.uint64)), bool).any()
+                         or groups.holds(touched).any()):
         return None
-    if added_rowids.size:
-        graph.add(added_rowids.astype(np.uint64), lifted(added),
-                  threads=os.cpu_count() or 1)
+    pos = np.minimum(np.searchsorted(rowids, touched), max(rowids.size - 1, 0))
+    added = pos[rowids[pos] == touched] if rowids.size else pos[:0]
+    member, node = _grow(graph, rowids, matrix, added)
+    return _save_all(graph, groups.joined(member, node), store_path, field, full=full, changed=changed)
+
+
+def _read_groups(store_path: Path, field: str, info: dict) -> ann_groups.Groups | None:
+    """The field's groups when their file holds the members its record counts, else None."""
+    path = groups_path(store_path, field)
+    if not path.exists():
+        return None
+    groups = ann_groups.Groups.load(path)
+    return groups if len(groups) == info.get("members") else None
+
+
+def _save_all(graph, groups: ann_groups.Groups, store_path: Path, field: str, *, full: int,
+              changed: int = 0) -> dict:
+    """Write the groups and then the graph; the counts their record keeps (a reader uses
+    them only when both files hold what it says)."""
+    groups.save(groups_path(store_path, field))
     _save(graph, store_path, field)
-    return {"full_count": full, "changed": changed}
+    return {"full_count": full, "changed": changed, "nodes": len(graph), "members": len(groups)}
 
 
 def _save(graph, store_path: Path, field: str) -> None:
@@ -180,18 +230,20 @@ def _save(graph, store_path: Path, field: str) -> None:
 
 
 def meta_value(seq: int, count: int, projected: bool = False, *, full_count: int | None = None,
-               changed: int = 0) -> str:
+               changed: int = 0, nodes: int | None = None, members: int = 0) -> str:
     """The graph's meta: the log entry it covers, its rows, whether its vectors are projected,
-    its build candidates, its scalar type, and the rows of its last full build and added since."""
+    its build candidates, its scalar type, the rows of its last full build and added since,
+    and its group radius, nodes and group members (:mod:`chaja.stores.ann_groups`)."""
     return json.dumps({"seq": seq, "count": count, "projected": bool(projected), "expansion_add": EXPANSION_ADD,
-                       "dtype": DTYPE, "full_count": count if full_count is None else full_count, "changed": changed})
+                       "dtype": DTYPE, "full_count": count if full_count is None else full_count, "changed": changed,
+                       "radius": ann_groups.RADIUS, "nodes": count if nodes is None else nodes, "members": members})
 
 
 class Graph:
     """A mapped graph and the log entry it covers."""
 
     def __init__(self, store_path: Path, field: str, seq: int, projected: bool = False,
-                 expansion_search: int = EXPANSION_SEARCH):
+                 expansion_search: int = EXPANSION_SEARCH, groups: ann_groups.Groups | None = None):
         Index = usearch_module().Index
         self.seq, self.projected = seq, projected
         #: the language basis a projected graph's vectors were projected by (set by the store)
@@ -200,6 +252,13 @@ class Graph:
         if self.index is None:
             raise ValueError("not a graph")
         self.index.expansion_search = self.expansion = expansion_search
+        #: the near-copy groups of its nodes (None: a graph over every row, written before groups)
+        self.groups = groups
+        #: rows handed back for each node a walk holds (:data:`chaja.stores.ann_groups.ROWS_PER_NODE`)
+        self.rows_per_node = ann_groups.ROWS_PER_NODE
+        #: how far below the ``top``-th node, in cosine, a node's group is still read
+        #: (:func:`chaja.stores.ann_groups.margin`; None: every node's, up to the rows)
+        self.margin: float | None = ann_groups.margin(self.index.ndim - 1)
 
     def candidates(self, n: int, factor: int = OVERSAMPLE) -> int:
         """How many rows a search for the best ``n`` asks the graph for: ``factor · n``, and
@@ -207,13 +266,26 @@ class Graph:
         return max(factor * n, self.expansion)
 
     def search(self, query: np.ndarray, n: int) -> np.ndarray:
-        """The keys of the graph's best ``n`` rows for ``query`` (padded with 0 for a lifted graph)."""
+        """The keys of the graph's best ``n`` nodes for ``query`` (padded with 0 for a lifted graph)."""
         ef = max(n, self.expansion)
         if ef != self.index.expansion_search:
             self.index.expansion_search = ef
         if self.index.ndim == query.size + 1:
             query = np.append(query, np.float32(0.0))
         return np.asarray(self.index.search(query, n).keys, dtype=np.int64)
+
+    def members(self, nodes: np.ndarray, scores: np.ndarray, top: int, query_norm: float) -> np.ndarray:
+        """The group members to score after a walk found ``nodes`` (best first by their exact
+        ``scores``) for a caller that keeps ``top`` rows: those of the nodes scoring within
+        ``margin · |q|`` of the ``top``-th node, best node first, up to :attr:`rows_per_node`
+        rows for each node (:meth:`~chaja.stores.ann_groups.Groups.expand`)."""
+        if self.groups is None or not nodes.size:
+            return nodes[:0]
+        count = nodes.size
+        if self.margin is not None:
+            floor = scores[min(top, scores.size) - 1] - self.margin * query_norm
+            count = int(np.count_nonzero(scores >= floor))
+        return self.groups.expand(nodes, self.rows_per_node * nodes.size, count)[nodes.size:]
 
 
 def load(store_path: Path, field: str, meta: str | None, base_seq: int) -> Graph | None:
@@ -226,7 +298,15 @@ def load(store_path: Path, field: str, meta: str | None, base_seq: int) -> Graph
         if seq != base_seq or not graph_path(store_path, field).exists():
             return None
         built_with = int(info.get("expansion_add", 128))
-        return Graph(store_path, field, seq, bool(info.get("projected", False)),
-                     EXPANSION_SEARCH if built_with >= EXPANSION_ADD else LEGACY_EXPANSION_SEARCH)
+        groups = None
+        if "radius" in info:                 # a graph over group nodes: its groups must match
+            groups = _read_groups(store_path, field, info)
+            if groups is None:
+                return None
+        graph = Graph(store_path, field, seq, bool(info.get("projected", False)),
+                      EXPANSION_SEARCH if built_with >= EXPANSION_ADD else LEGACY_EXPANSION_SEARCH, groups)
+        if groups is not None and len(graph.index) != info.get("nodes"):
+            return None
+        return graph
     except (ValueError, KeyError, TypeError, RuntimeError, OSError):
         return None

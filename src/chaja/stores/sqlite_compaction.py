@@ -13,7 +13,6 @@ import numpy as np
 from chaja.language_means import META_KEY as LANGUAGE_MEANS
 from chaja.language_means import project_rows_in_place, store_basis
 from chaja.stores import sqlite_ann, sqlite_errors, sqlite_space, sqlite_vectors
-from chaja.stores.sqlite_matrices import positions
 from chaja.stores.sqlite_schema import MOVE_VECTORS, VECTOR_FIELDS
 
 #: meta key: the form the store's vector files keep their vectors in
@@ -161,13 +160,11 @@ class Compaction:
         counts = None
         if previous is not None and not full:
             tell(f"graph {field}: {touched.size:,} rows changed")
-            pos, found = positions(rowids, touched)
             counts = sqlite_ann.update(self.path, field, previous, self._keywords.base_seq, touched,
-                                       rowids[pos[found]], mat[pos[found]], projected)
+                                       rowids, mat, projected)
         if counts is None:
             tell(f"graph {field} ({mat.shape[0]:,} vectors)")
-            sqlite_ann.build(self.path, field, rowids, mat)
-            counts = {}
+            counts = sqlite_ann.build(self.path, field, rowids, mat)
         self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
                          (key, sqlite_ann.meta_value(seq, mat.shape[0], projected, **counts)))
 

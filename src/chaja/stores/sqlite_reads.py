@@ -166,6 +166,7 @@ class ChunkReads:
         chunks = self._db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
         beside = [Path(f"{self.path}-wal"), Path(f"{self.path}-keywords"),
                   *(sqlite_ann.graph_path(self.path, f) for f in VECTOR_FIELDS),
+                  *(sqlite_ann.groups_path(self.path, f) for f in VECTOR_FIELDS),
                   *sqlite_vectors.files_of(self.path)]
         size = sum(p.stat().st_size for p in (self.path, *beside) if p.exists())
         return StoreStats(documents=docs, chunks=chunks, by_lang=counts("lang"),

@@ -68,22 +68,36 @@ def _exact(q: np.ndarray, n: int, mat: np.ndarray, ids, langs: np.ndarray, lang:
 def _approximate(graph: sqlite_ann.Graph, q: np.ndarray, n: int, mat: np.ndarray, ids, rowids: np.ndarray,
                  touched: np.ndarray) -> list[Hit]:
     """Top ``n`` from the graph's candidates (:meth:`~chaja.stores.sqlite_ann.Graph.candidates`)
-    plus every row written since it (``touched``), rescored exactly (see
-    :mod:`chaja.stores.sqlite_ann`)."""
+    and the members of their groups that may reach the top (:meth:`~chaja.stores.sqlite_ann.Graph.members`),
+    plus every row written since it (``touched``), rescored exactly as the exact search
+    scores them (see :mod:`chaja.stores.sqlite_ann`)."""
     basis = graph.basis
     part = basis @ q if basis.size else None
     if part is not None and float(np.abs(part).max()) > 1e-4 * float(np.abs(q).max()):
         # a query with its language component, on a graph without it (sqlite_ann)
-        keys = graph.search((q - basis.T @ part).astype(np.float32),
-                            graph.candidates(n, sqlite_ann.RAW_QUERY_FACTOR) + touched.size)
+        walk, top = (q - basis.T @ part).astype(np.float32), sqlite_ann.RAW_QUERY_FACTOR * n
+        keys = graph.search(walk, graph.candidates(n, sqlite_ann.RAW_QUERY_FACTOR) + touched.size)
     else:
+        top = n
         keys = graph.search(q, graph.candidates(n) + touched.size)
+
+    def scored(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if touched.size:
+            keys = keys[~np.isin(keys, touched)]
+        pos, hit = positions(rowids, keys)
+        return pos[hit], quantized.row_scores(mat, q, pos[hit])
+
+    rows, scores = scored(keys)
+    if graph.groups is not None and rows.size:
+        best = np.argsort(-scores, kind="stable")
+        more, more_scores = scored(graph.members(rowids[rows[best]], scores[best], top, float(np.linalg.norm(q))))
+        rows, scores = np.concatenate([rows, more]), np.concatenate([scores, more_scores])
     if touched.size:
-        keys = keys[~np.isin(keys, touched)]
-        keys = np.concatenate([keys, touched])
-    pos, hit = positions(rowids, keys)
-    rows = np.unique(pos[hit])
-    scores = mat[rows] @ q
+        pos, hit = positions(rowids, touched)
+        rows = np.concatenate([rows, pos[hit]])
+        scores = np.concatenate([scores, quantized.row_scores(mat, q, pos[hit])])
+    rows, first = np.unique(rows, return_index=True)
+    scores = scores[first]
     order = np.lexsort((rows, -scores))[:n]
     return [Hit(cid, s) for cid, s in zip(sqlite_vectors.ids_at(ids, rows[order]), scores[order].tolist())]
 

@@ -1,0 +1,209 @@
+"""Near-copy groups: rows close to a graph node join its group instead of becoming nodes.
+
+A large store holds near-copies: the same notice in every branch's folder, a page saved
+under three names, a section heading repeated in every document. An HNSW graph over all
+of them links each row mostly to its own copies, and a walk that reaches one cloud of
+copies spends its whole width there: on the 1,000,000-chunk benchmark corpus (74 noisy
+copies of each source row, 0.28–0.30 from it), the chunk graph's recall@10 was 0.177
+(``docs/scale.md``). Here a row within :data:`RADIUS` (Euclidean, in the graph's space)
+of an existing node joins that node's group; the graph holds the nodes only. A search
+walks the nodes and hands back, best node first, the node and its group's rows, until
+:data:`ROWS_PER_NODE` rows for each node the walk holds; every row is rescored exactly by
+the caller, so only recall can differ. A member ``m`` of the group of ``l`` scores
+``q·m ≤ q·l + |q|·|m − l| ≤ q·l + RADIUS`` for a unit query, so a row of the top list sits
+in the group of a node close to the top of the walk.
+
+Grouping is greedy, in batches of :data:`BATCH` rows in rowid order (as a store grows):
+each row is compared with the :data:`PROBES` nodes a walk of the graph built so far finds
+nearest, and joins the nearest within the radius; the rows none holds are taken in order,
+each joining an earlier new node of its batch within the radius, else becoming a node,
+and the batch's new nodes are added to the graph before the next batch. The same step
+adds a later compaction's new rows to an existing graph (:func:`chaja.stores.sqlite_ann.update`).
+
+Groups at radius 0.3 measured on the chunk field at 1,000,000 benchmark chunks (a graph of
+229,000 nodes, mean group 4.4 rows): recall@10 0.953 reading 2,319 rows in 2.4 ms, where
+leaders 0.35 apart with rows joining within 0.5 (9,560 nodes) reached 0.886 and 4,096
+k-means cells 0.909 reading 35,000 rows (``docs/scale.md``).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+#: a row within this distance of a node (in the graph's space: unit vectors, or their
+#: projections for a projected field) joins its group: about cosine 0.955 on unit vectors
+RADIUS = 0.3
+#: rows grouped together: the batch's own new nodes are compared with one another exactly
+BATCH = 4096
+#: nodes a new row is compared with, and the walk's width while finding them
+PROBES, PROBE_EXPANSION = 8, 64
+#: a search hands back groups' rows, best node first, until this many rows for each node
+#: its walk holds (the walk's nodes are always handed back)
+ROWS_PER_NODE = 8
+#: a search reads the groups of the nodes scoring at least the caller's ``top``-th node's
+#: score less ``SPREAD · RADIUS · |q| / √d``: a member ``m`` scores ``q·(m − l)`` off its
+#: node ``l``, for a direction of ``m − l`` unrelated to ``q`` spread about
+#: ``|m − l|·|q|/√d ≤ RADIUS·|q|/√d`` (0.015 at 384 dimensions), and at most ``RADIUS·|q|``
+SPREAD = 3.5
+
+
+def margin(dim: int) -> float:
+    """How far below the ``top``-th node, in cosine (score over ``|q|``), a node's group may
+    still hold a top row."""
+    return SPREAD * RADIUS / float(np.sqrt(max(dim, 1)))
+
+
+class Groups:
+    """The members of each node's group: ``nodes`` (ascending keys of the nodes that have
+    members), ``starts`` (``len(nodes) + 1`` offsets) and ``members`` (row keys, a node's
+    ascending)."""
+
+    def __init__(self, nodes: np.ndarray, starts: np.ndarray, members: np.ndarray):
+        self.nodes, self.starts, self.members = nodes, starts, members
+
+    @classmethod
+    def of_pairs(cls, member: np.ndarray, node: np.ndarray) -> Groups:
+        """Groups from (member key, its node's key) pairs."""
+        member, node = np.asarray(member, np.int64), np.asarray(node, np.int64)
+        order = np.lexsort((member, node))
+        node, member = node[order], member[order]
+        nodes, first = np.unique(node, return_index=True)
+        return cls(nodes, np.append(first, node.size).astype(np.int64), member)
+
+    def pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """(member keys, their nodes' keys)."""
+        return self.members, np.repeat(self.nodes, np.diff(self.starts))
+
+    def __len__(self) -> int:
+        return int(self.members.size)
+
+    def holds(self, keys: np.ndarray) -> np.ndarray:
+        """Whether each of ``keys`` is a member of some group."""
+        if not self.members.size:
+            return np.zeros(len(keys), bool)
+        ordered = np.sort(self.members)
+        at = np.minimum(np.searchsorted(ordered, keys), ordered.size - 1)
+        return ordered[at] == keys
+
+    def joined(self, member: np.ndarray, node: np.ndarray) -> Groups:
+        """These groups with the pairs (``member``, ``node``) added."""
+        old_member, old_node = self.pairs()
+        return Groups.of_pairs(np.concatenate([old_member, member]), np.concatenate([old_node, node]))
+
+    def expand(self, keys: np.ndarray, rows: int, nodes: int | None = None) -> np.ndarray:
+        """``keys`` (nodes, best first), then the members of the groups of the first
+        ``nodes`` of them (all: None) taken best node first until ``rows`` keys in all (the
+        last group taken in part, its lowest keys)."""
+        keys = np.asarray(keys, np.int64)
+        if not self.nodes.size or not keys.size or rows <= keys.size:
+            return keys
+        lead = keys if nodes is None else keys[:nodes]
+        at = np.minimum(np.searchsorted(self.nodes, lead), self.nodes.size - 1)
+        has = self.nodes[at] == lead
+        at = at[has]
+        sizes = self.starts[at + 1] - self.starts[at]
+        room = rows - keys.size
+        ends = np.cumsum(sizes)
+        take = int(np.searchsorted(ends, room)) + 1          # groups reaching the room
+        at, sizes = at[:take], sizes[:take].copy()
+        if sizes.size and ends[sizes.size - 1] > room:
+            sizes[-1] -= ends[sizes.size - 1] - room
+        total = int(sizes.sum())
+        if not total:
+            return keys
+        # the positions of each taken group's first ``size`` members, in one array
+        offsets = np.repeat(self.starts[at] - np.concatenate([[0], np.cumsum(sizes)[:-1]]), sizes)
+        return np.concatenate([keys, self.members[offsets + np.arange(total)]])
+
+    def save(self, path: Path) -> None:
+        """Write to ``path`` atomically (readers keep the file they read)."""
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            with open(tmp, "wb") as f:
+                np.savez(f, nodes=self.nodes, starts=self.starts, members=self.members)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        finally:
+            if tmp.exists():
+                tmp.unlink()
+
+    @classmethod
+    def load(cls, path: Path) -> Groups:
+        with np.load(path, allow_pickle=False) as z:
+            nodes, starts, members = (np.asarray(z[k], np.int64) for k in ("nodes", "starts", "members"))
+        if starts.size != nodes.size + 1 or (starts.size and starts[-1] != members.size):
+            raise ValueError(f"{path}: not a groups file")
+        return cls(nodes, starts, members)
+
+
+def grow(graph, add, keys: np.ndarray, vectors: np.ndarray, *, node_vectors,
+         radius: float = RADIUS, threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Group the rows ``keys`` (their ``vectors`` in the graph's space, rowid order) around
+    the nodes of ``graph`` (a usearch index over lifted vectors, searched with a zero in
+    the last place), adding the rows that become nodes with ``add(keys, vectors)``.
+    ``node_vectors(keys)`` gives the vectors of nodes already in the graph.
+    Returns (member keys, their nodes' keys) for the rows that joined a group."""
+    member_out, node_out = [], []
+    for start in range(0, keys.size, BATCH):
+        k, v = keys[start:start + BATCH], np.asarray(vectors[start:start + BATCH], np.float32)
+        free = np.ones(k.size, bool)
+        if len(graph):
+            free = _join_nodes(graph, k, v, node_vectors, radius, threads, member_out, node_out)
+        new = _new_nodes(k[free], v[free], radius, member_out, node_out)
+        if new.any():
+            add(k[free][new], v[free][new])
+    if not member_out:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    return np.concatenate(member_out), np.concatenate(node_out)
+
+
+def _join_nodes(graph, k, v, node_vectors, radius, threads, member_out, node_out) -> np.ndarray:
+    """Join each row to its nearest of the graph's nodes within ``radius``; the rows left free."""
+    probes = min(PROBES, len(graph))
+    width = graph.expansion_search
+    graph.expansion_search = PROBE_EXPANSION        # (for these walks only: adding reads it too)
+    try:
+        found = graph.search(np.hstack([v, np.zeros((k.size, 1), np.float32)]), probes, threads=threads)
+    finally:
+        graph.expansion_search = width
+    near = np.asarray(found.keys, np.int64).reshape(k.size, -1)
+    valid = np.arange(near.shape[1])[None, :] < np.asarray(found.counts).reshape(-1, 1)
+    near = np.where(valid, near, near[:, :1])
+    nv = node_vectors(near.ravel()).reshape(*near.shape, v.shape[1])
+    d2 = (np.einsum("ij,ij->i", v, v)[:, None] + np.einsum("ijk,ijk->ij", nv, nv)
+          - 2 * np.einsum("ijk,ik->ij", nv, v))
+    d2[~valid] = np.inf
+    best = d2.argmin(axis=1)
+    close = d2[np.arange(k.size), best] <= radius * radius
+    member_out.append(k[close])
+    node_out.append(near[np.arange(k.size), best][close])
+    return ~close
+
+
+def _new_nodes(k, v, radius, member_out, node_out) -> np.ndarray:
+    """Among rows no node holds, in order: each joins an earlier new node within
+    ``radius``, else becomes one. Whether each became a node."""
+    is_node = np.zeros(k.size, bool)
+    if not k.size:
+        return is_node
+    sq = np.einsum("ij,ij->i", v, v)
+    d2 = sq[:, None] + sq[None, :] - 2 * (v @ v.T)
+    limit = radius * radius
+    nodes: list[int] = []
+    joined_m, joined_n = [], []
+    for j in range(k.size):
+        if nodes:
+            dd = d2[j, nodes]
+            b = int(dd.argmin())
+            if dd[b] <= limit:
+                joined_m.append(k[j])
+                joined_n.append(k[nodes[b]])
+                continue
+        nodes.append(j)
+        is_node[j] = True
+    member_out.append(np.asarray(joined_m, np.int64))
+    node_out.append(np.asarray(joined_n, np.int64))
+    return is_node
