@@ -164,7 +164,7 @@ def _join_nodes(graph, k, v, node_vectors, radius, threads, member_out, node_out
     """Join each row to its nearest of the graph's nodes within ``radius``; the rows left free."""
     probes = min(PROBES, len(graph))
     width = graph.expansion_search
-    graph.expansion_search = PROBE_EXPANSION        # (for these walks only: adding reads it too)
+    graph.expansion_search = PROBE_EXPANSION        # (for these walks only)
     try:
         found = graph.search(np.hstack([v, np.zeros((k.size, 1), np.float32)]), probes, threads=threads)
     finally:
