@@ -57,13 +57,53 @@ def test_rows_near_a_node_join_it_and_rows_far_from_every_node_become_nodes():
     rows = np.concatenate([centres, copies])             # keys 0–2 the centres, 3–14 their copies
     keys = np.arange(rows.shape[0], dtype=np.int64)
     graph = sqlite_ann._new_graph(DIM)
-    member, node = sqlite_ann._grow(graph, keys, rows)
+    member, node = sqlite_ann._grow(graph, keys, rows, ann_groups.RADIUS)
     assert sorted(int(k) for k in graph.keys) == [0, 1, 2]
     assert sorted(zip(member.tolist(), node.tolist())) == [(3 + i, i // 4) for i in range(12)]
     # a later batch: a copy joins the graph's node, a far row and its own copy make a new group
     later = np.concatenate([unit(centres[1] + 0.02 * rng.standard_normal(DIM))[None], unit(-centres[:1]),
                             unit(-centres[:1] + 0.02 * rng.standard_normal(DIM))])
     all_keys, all_rows = np.arange(18, dtype=np.int64), np.concatenate([rows, later])
-    member, node = sqlite_ann._grow(graph, all_keys, all_rows, np.array([15, 16, 17]))
+    member, node = sqlite_ann._grow(graph, all_keys, all_rows, ann_groups.RADIUS, np.array([15, 16, 17]))
     assert sorted(int(k) for k in graph.keys) == [0, 1, 2, 16]
     assert sorted(zip(member.tolist(), node.tolist())) == [(15, 1), (17, 16)]
+
+
+def test_groups_are_read_while_a_node_can_still_reach_the_top(monkeypatch):
+    monkeypatch.setattr(ann_groups, "STEP", 1)
+    members = np.array([k for base in (10, 20, 30) for k in range(base, base + 8)])
+    g = ann_groups.Groups.of_pairs(members, members // 10)           # node 1 holds 10–17, ...
+    value = {1: 0.9, 2: 0.5, 3: 0.1, **{k: 0.95 - 0.001 * (k % 10) for k in range(10, 18)},
+             **{k: 0.5 for k in range(20, 38)}}
+    read_keys: list[int] = []
+
+    def score(keys):
+        read_keys.extend(keys.tolist())
+        return keys, np.array([value[int(k)] for k in keys], np.float32)
+
+    nodes, scores = np.array([1, 2, 3]), np.array([0.9, 0.5, 0.1], np.float32)
+    rows, got = ann_groups.read(g, nodes, scores, 4, 0.1, 100, score)
+    assert rows.tolist() == list(range(10, 18))                      # node 2 is 0.45 below the 4th best
+    assert got.tolist() == pytest.approx([value[k] for k in range(10, 18)])
+    read_keys.clear()
+    rows, _ = ann_groups.read(g, nodes, scores, 4, None, 100, score)   # no margin: every group
+    assert len(rows) == 24
+    rows, _ = ann_groups.read(g, nodes, scores, 4, None, 5, score)     # at most five members
+    assert rows.tolist() == [10, 11, 12, 13, 14]
+    rows, _ = ann_groups.read(g, nodes, scores, 30, 0.1, 100, score)   # a long top list: node 2 can reach it
+    assert 20 in rows.tolist()
+
+
+@pytest.mark.skipif(not sqlite_ann.available(), reason="usearch is not installed: pip install 'chaja[ann]'")
+def test_a_field_below_the_groups_size_groups_identical_rows_only():
+    assert ann_groups.radius_for(ann_groups.GROUPS_FROM - 1) == 0.0
+    assert ann_groups.radius_for(ann_groups.GROUPS_FROM) == ann_groups.RADIUS
+    rng = np.random.default_rng(3)
+    base = unit(rng.standard_normal((50, DIM)))
+    near = unit(base[:10] + 0.02 * rng.standard_normal((10, DIM)))
+    rows = np.concatenate([base, base[:5], near])              # 5 identical rows, 10 near copies
+    keys = np.arange(rows.shape[0], dtype=np.int64)
+    graph = sqlite_ann._new_graph(DIM)
+    member, node = sqlite_ann._grow(graph, keys, rows, 0.0)
+    assert sorted(zip(member.tolist(), node.tolist())) == [(50 + i, i) for i in range(5)]
+    assert len(graph) == 60

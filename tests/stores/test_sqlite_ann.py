@@ -374,7 +374,7 @@ def test_a_graph_holds_int8_vectors_and_an_older_f16_graph_is_built_anew(tmp_pat
     assert s.compact(force=True, progress=steps.append)
     assert "graph chunk (1,210 vectors)" in steps
     assert _graph_meta(s)["dtype"] == sqlite_ann.DTYPE == "i8"
-    assert _graph_meta(s)["radius"] == sqlite_ann.ann_groups.RADIUS and s._graph("chunk").groups is not None
+    assert _graph_meta(s)["radius"] == 0.0 and s._graph("chunk").groups is not None
     assert "I8" in str(s._graph("chunk").index.dtype)
     assert _recall(s, clustered(30, 12)) >= 0.95
     s.close()
@@ -420,7 +420,12 @@ def near_copies(sources: int, copies: int, seed: int) -> np.ndarray:
     return np.concatenate([base, moved / np.linalg.norm(moved, axis=1, keepdims=True)]).astype(np.float32)
 
 
-def test_near_copies_join_groups_and_the_graph_holds_one_node_for_each(tmp_path):
+@pytest.fixture
+def groups_from_any_size(monkeypatch):
+    monkeypatch.setattr(sqlite_ann.ann_groups, "GROUPS_FROM", 0)
+
+
+def test_near_copies_join_groups_and_the_graph_holds_one_node_for_each(tmp_path, groups_from_any_size):
     """A store of near-copies (every row five times, moved a little) gets a graph of about
     one node a source; a search still finds the exact top rows among the groups' members."""
     with SqliteStore(tmp_path / "copies.chaja", ann_threshold=500) as s:
@@ -438,7 +443,10 @@ def test_near_copies_join_groups_and_the_graph_holds_one_node_for_each(tmp_path)
                                                                      for h in s.vector(q, 10)])
 
 
-def test_a_graph_whose_groups_file_does_not_match_its_record_is_not_used(store):
+def test_a_graph_whose_groups_file_does_not_match_its_record_is_not_used(tmp_path, groups_from_any_size):
+    store = SqliteStore(tmp_path / "g.chaja", ann_threshold=500)
+    store.put_documents(docs(near_copies(1000, 2, 27)))
+    assert store.compact(force=True)
     q = clustered(1, 24)[0]
     assert store._graph("chunk") is not None
     path = sqlite_ann.groups_path(store.path, "chunk")
@@ -455,9 +463,10 @@ def test_a_graph_whose_groups_file_does_not_match_its_record_is_not_used(store):
     steps: list[str] = []
     assert store.compact(force=True, progress=steps.append)          # built anew, with its groups
     assert "graph chunk (3,005 vectors)" in steps and store._graph("chunk") is not None
+    store.close()
 
 
-def test_removing_a_group_member_builds_the_graph_anew(tmp_path):
+def test_removing_a_group_member_builds_the_graph_anew(tmp_path, groups_from_any_size):
     with SqliteStore(tmp_path / "copies.chaja", ann_threshold=500) as s:
         s.put_documents(docs(near_copies(200, 3, 26)))
         assert s.compact(force=True)

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -129,9 +130,9 @@ def build(store_path: Path, field: str, rowids: np.ndarray, matrix: np.ndarray) 
     """Write the graph of ``matrix`` (rows keyed by ``rowids``, ascending; :func:`lifted`)
     over its group nodes, and the groups (:mod:`chaja.stores.ann_groups`), atomically.
     Returns the counts for :func:`meta_value`."""
-    graph = _new_graph(matrix.shape[1])
-    member, node = _grow(graph, rowids, matrix)
-    return _save_all(graph, ann_groups.Groups.of_pairs(member, node), store_path, field, full=rowids.size)
+    graph, radius = _new_graph(matrix.shape[1]), ann_groups.radius_for(rowids.size)
+    member, node = _grow(graph, rowids, matrix, radius)
+    return _save_all(graph, ann_groups.Groups.of_pairs(member, node), store_path, field, radius, full=rowids.size)
 
 
 def _new_graph(dim: int):
@@ -139,9 +140,10 @@ def _new_graph(dim: int):
                                   expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
 
 
-def _grow(graph, rowids: np.ndarray, matrix: np.ndarray, at: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Group the rows at positions ``at`` (every row: None) around the graph's nodes, adding
-    new nodes to it."""
+def _grow(graph, rowids: np.ndarray, matrix: np.ndarray, radius: float,
+          at: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Group the rows at positions ``at`` (every row: None) around the graph's nodes within
+    ``radius``, adding new nodes to it."""
     threads = os.cpu_count() or 1
 
     def add(keys: np.ndarray, vectors: np.ndarray) -> None:
@@ -152,7 +154,7 @@ def _grow(graph, rowids: np.ndarray, matrix: np.ndarray, at: np.ndarray | None =
         return np.asarray(matrix[pos], np.float32)
 
     keys, vectors = (rowids, matrix) if at is None else (rowids[at], matrix[at])
-    return ann_groups.grow(graph, add, keys, vectors, node_vectors=node_vectors, threads=threads)
+    return ann_groups.grow(graph, add, keys, vectors, node_vectors=node_vectors, radius=radius, threads=threads)
 
 
 def update(store_path: Path, field: str, meta: str | None, base_seq: int | None, touched: np.ndarray,
@@ -174,7 +176,7 @@ def update(store_path: Path, field: str, meta: str | None, base_seq: int | None,
         info = json.loads(meta)
         if (int(info["seq"]) != base_seq or bool(info.get("projected", False)) != projected
                 or int(info.get("expansion_add", 128)) != EXPANSION_ADD
-                or info.get("dtype", LEGACY_DTYPE) != DTYPE or info.get("radius") != ann_groups.RADIUS):
+                or info.get("dtype", LEGACY_DTYPE) != DTYPE or "radius" not in info):
             return None
         full = int(info.get("full_count", info["count"]))
         changed = int(info.get("changed", 0)) + int(touched.size)
@@ -193,8 +195,9 @@ def update(store_path: Path, field: str, meta: str | None, base_seq: int | None,
         return None
     pos = np.minimum(np.searchsorted(rowids, touched), max(rowids.size - 1, 0))
     added = pos[rowids[pos] == touched] if rowids.size else pos[:0]
-    member, node = _grow(graph, rowids, matrix, added)
-    return _save_all(graph, groups.joined(member, node), store_path, field, full=full, changed=changed)
+    radius = float(info["radius"])
+    member, node = _grow(graph, rowids, matrix, radius, added)
+    return _save_all(graph, groups.joined(member, node), store_path, field, radius, full=full, changed=changed)
 
 
 def _read_groups(store_path: Path, field: str, info: dict) -> ann_groups.Groups | None:
@@ -206,13 +209,13 @@ def _read_groups(store_path: Path, field: str, info: dict) -> ann_groups.Groups 
     return groups if len(groups) == info.get("members") else None
 
 
-def _save_all(graph, groups: ann_groups.Groups, store_path: Path, field: str, *, full: int,
+def _save_all(graph, groups: ann_groups.Groups, store_path: Path, field: str, radius: float, *, full: int,
               changed: int = 0) -> dict:
     """Write the groups and then the graph; the counts their record keeps (a reader uses
     them only when both files hold what it says)."""
     groups.save(groups_path(store_path, field))
     _save(graph, store_path, field)
-    return {"full_count": full, "changed": changed, "nodes": len(graph), "members": len(groups)}
+    return {"full_count": full, "changed": changed, "radius": radius, "nodes": len(graph), "members": len(groups)}
 
 
 def _save(graph, store_path: Path, field: str) -> None:
@@ -230,20 +233,21 @@ def _save(graph, store_path: Path, field: str) -> None:
 
 
 def meta_value(seq: int, count: int, projected: bool = False, *, full_count: int | None = None,
-               changed: int = 0, nodes: int | None = None, members: int = 0) -> str:
+               changed: int = 0, radius: float = 0.0, nodes: int | None = None, members: int = 0) -> str:
     """The graph's meta: the log entry it covers, its rows, whether its vectors are projected,
     its build candidates, its scalar type, the rows of its last full build and added since,
     and its group radius, nodes and group members (:mod:`chaja.stores.ann_groups`)."""
     return json.dumps({"seq": seq, "count": count, "projected": bool(projected), "expansion_add": EXPANSION_ADD,
                        "dtype": DTYPE, "full_count": count if full_count is None else full_count, "changed": changed,
-                       "radius": ann_groups.RADIUS, "nodes": count if nodes is None else nodes, "members": members})
+                       "radius": radius, "nodes": count if nodes is None else nodes, "members": members})
 
 
 class Graph:
     """A mapped graph and the log entry it covers."""
 
     def __init__(self, store_path: Path, field: str, seq: int, projected: bool = False,
-                 expansion_search: int = EXPANSION_SEARCH, groups: ann_groups.Groups | None = None):
+                 expansion_search: int = EXPANSION_SEARCH, groups: ann_groups.Groups | None = None,
+                 radius: float = 0.0):
         Index = usearch_module().Index
         self.seq, self.projected = seq, projected
         #: the language basis a projected graph's vectors were projected by (set by the store)
@@ -258,7 +262,7 @@ class Graph:
         self.rows_per_node = ann_groups.ROWS_PER_NODE
         #: how far below the ``top``-th node, in cosine, a node's group is still read
         #: (:func:`chaja.stores.ann_groups.margin`; None: every node's, up to the rows)
-        self.margin: float | None = ann_groups.margin(self.index.ndim - 1)
+        self.margin: float | None = ann_groups.margin(self.index.ndim - 1, radius)
 
     def candidates(self, n: int, factor: int = OVERSAMPLE) -> int:
         """How many rows a search for the best ``n`` asks the graph for: ``factor · n``, and
@@ -274,18 +278,16 @@ class Graph:
             query = np.append(query, np.float32(0.0))
         return np.asarray(self.index.search(query, n).keys, dtype=np.int64)
 
-    def members(self, nodes: np.ndarray, scores: np.ndarray, top: int, query_norm: float) -> np.ndarray:
-        """The group members to score after a walk found ``nodes`` (best first by their exact
-        ``scores``) for a caller that keeps ``top`` rows: those of the nodes scoring within
-        ``margin · |q|`` of the ``top``-th node, best node first, up to :attr:`rows_per_node`
-        rows for each node (:meth:`~chaja.stores.ann_groups.Groups.expand`)."""
+    def members(self, nodes: np.ndarray, scores: np.ndarray, top: int, query_norm: float,
+                score: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+        """What ``score`` gives for the group members that may reach the top ``top`` after a
+        walk found ``nodes`` (best first by their exact ``scores``): at most
+        :attr:`rows_per_node` rows for each node, read while a node scores within
+        ``margin · |q|`` of the ``top``-th row found so far (:func:`~chaja.stores.ann_groups.read`)."""
         if self.groups is None or not nodes.size:
-            return nodes[:0]
-        count = nodes.size
-        if self.margin is not None:
-            floor = scores[min(top, scores.size) - 1] - self.margin * query_norm
-            count = int(np.count_nonzero(scores >= floor))
-        return self.groups.expand(nodes, self.rows_per_node * nodes.size, count)[nodes.size:]
+            return score(nodes[:0])
+        margin = None if self.margin is None else self.margin * query_norm
+        return ann_groups.read(self.groups, nodes, scores, top, margin, self.rows_per_node * nodes.size, score)
 
 
 def load(store_path: Path, field: str, meta: str | None, base_seq: int) -> Graph | None:
@@ -304,7 +306,8 @@ def load(store_path: Path, field: str, meta: str | None, base_seq: int) -> Graph
             if groups is None:
                 return None
         graph = Graph(store_path, field, seq, bool(info.get("projected", False)),
-                      EXPANSION_SEARCH if built_with >= EXPANSION_ADD else LEGACY_EXPANSION_SEARCH, groups)
+                      EXPANSION_SEARCH if built_with >= EXPANSION_ADD else LEGACY_EXPANSION_SEARCH, groups,
+                      float(info.get("radius", 0.0)))
         if groups is not None and len(graph.index) != info.get("nodes"):
             return None
         return graph

@@ -90,7 +90,7 @@ def _approximate(graph: sqlite_ann.Graph, q: np.ndarray, n: int, mat: np.ndarray
     rows, scores = scored(keys)
     if graph.groups is not None and rows.size:
         best = np.argsort(-scores, kind="stable")
-        more, more_scores = scored(graph.members(rowids[rows[best]], scores[best], top, float(np.linalg.norm(q))))
+        more, more_scores = graph.members(rowids[rows[best]], scores[best], top, float(np.linalg.norm(q)), scored)
         rows, scores = np.concatenate([rows, more]), np.concatenate([scores, more_scores])
     if touched.size:
         pos, hit = positions(rowids, touched)
