@@ -3,10 +3,11 @@
 Above :data:`ANN_THRESHOLD` vectors in a field, the store keeps an HNSW graph (Malkov &
 Yashunin 2018, through usearch; the ``ann`` extra) of that field beside the store, in
 ``<store>-<field>.hnsw``, keyed by chunk rowid and inner product (cosine: the vectors are
-normalised). The graph's nodes are not every row: a row within
-:data:`~chaja.stores.ann_groups.RADIUS` of a node joins its group (``<store>-<field>.groups``;
-:mod:`chaja.stores.ann_groups`), and a walk hands back its nodes and then their groups'
-rows, so near-copies cost the graph nothing and cannot fill a walk. It is written by the same step that folds the keyword log into the postings
+normalised). The graph's nodes are not every row: a row identical to a node, or in a
+field of :data:`~chaja.stores.ann_groups.GROUPS_FROM` rows or more within
+:data:`~chaja.stores.ann_groups.RADIUS` of it, joins its group (``<store>-<field>.groups``;
+:mod:`chaja.stores.ann_groups`), and a search reads the groups of the nodes it finds
+(:meth:`Graph.members`), so near-copies cost the graph nothing and cannot fill a walk. It is written by the same step that folds the keyword log into the postings
 file (:meth:`SqliteStore.compact`, under the write lock) and covers the same log
 entry, recorded in the store's meta (``ann.<field>``). The graph keeps int8 copies of
 the rows, lifted to unit length (:func:`lifted`). A search asks the graph for every
