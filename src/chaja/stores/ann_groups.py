@@ -194,6 +194,8 @@ def grow(graph, add, keys: np.ndarray, vectors: np.ndarray, *, node_vectors,
     the last place), adding the rows that become nodes with ``add(keys, vectors)``.
     ``node_vectors(keys)`` gives the vectors of nodes already in the graph.
     Returns (member keys, their nodes' keys) for the rows that joined a group."""
+    if radius == 0 and not len(graph):
+        return _identical(add, keys, vectors)
     member_out, node_out = [], []
     for start in range(0, keys.size, BATCH):
         k, v = keys[start:start + BATCH], np.asarray(vectors[start:start + BATCH], np.float32)
@@ -206,6 +208,28 @@ def grow(graph, add, keys: np.ndarray, vectors: np.ndarray, *, node_vectors,
     if not member_out:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     return np.concatenate(member_out), np.concatenate(node_out)
+
+
+#: rows a graph is given at once where a build groups identical rows only
+ADD_BLOCK = 100_000
+
+
+def _identical(add, keys: np.ndarray, vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A new graph grouping identical rows only: by their bytes, in one pass, and the first
+    of each set added as a node (as fast as a graph over every row; the walks that find
+    near rows cost a build at 100,000 benchmark rows 31 s against 17 s)."""
+    first: dict[bytes, int] = {}
+    node_of = np.arange(keys.size)
+    for start in range(0, keys.size, ADD_BLOCK):
+        block = np.ascontiguousarray(vectors[start:start + ADD_BLOCK], np.float32)
+        for j in range(block.shape[0]):
+            node_of[start + j] = first.setdefault(block[j].tobytes(), start + j)
+    is_node = node_of == np.arange(keys.size)
+    at = np.flatnonzero(is_node)
+    for start in range(0, at.size, ADD_BLOCK):
+        rows = at[start:start + ADD_BLOCK]
+        add(keys[rows], np.asarray(vectors[rows], np.float32))
+    return keys[~is_node], keys[node_of[~is_node]]
 
 
 def _join_nodes(graph, k, v, node_vectors, radius, threads, member_out, node_out) -> np.ndarray:
