@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from chaja.stores import ann_groups, sqlite_ann
+from chaja.stores import ann_groups, array_file, sqlite_ann
 
 DIM = 16
 
@@ -40,7 +40,8 @@ def test_groups_are_written_and_read_whole(tmp_path):
     path.write_bytes(b"not a groups file")
     with pytest.raises(ValueError):
         ann_groups.Groups.load(path)
-    np.savez(path.open("wb"), nodes=np.array([1, 2]), starts=np.array([0, 1]), members=np.array([5]))
+    array_file.save(path, ann_groups.MAGIC, {"nodes": np.array([1, 2]), "starts": np.array([0, 1]),
+                                             "members": np.array([5])}, {})
     with pytest.raises(ValueError, match="not a groups file"):
         ann_groups.Groups.load(path)
 

@@ -28,11 +28,15 @@ against 2,419 and build in 296 s against 691 (``docs/scale.md``). Below
 """
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+
+from chaja.stores import array_file
+
+#: the groups file's first bytes (:mod:`chaja.stores.array_file`)
+MAGIC = b"CHJGRP01"
 
 #: a row within this distance of a node (in the graph's space: unit vectors, or their
 #: projections for a projected field) joins its group: about cosine 0.955 on unit vectors
@@ -137,22 +141,17 @@ class Groups:
         return np.concatenate([keys, self.members[offsets + np.arange(total)]])
 
     def save(self, path: Path) -> None:
-        """Write to ``path`` atomically (readers keep the file they read)."""
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        try:
-            with open(tmp, "wb") as f:
-                np.savez(f, nodes=self.nodes, starts=self.starts, members=self.members)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
-        finally:
-            if tmp.exists():
-                tmp.unlink()
+        """Write to ``path`` atomically (readers keep the file they mapped)."""
+        array_file.save(path, MAGIC, {"nodes": self.nodes, "starts": self.starts, "members": self.members}, {})
 
     @classmethod
     def load(cls, path: Path) -> Groups:
-        with np.load(path, allow_pickle=False) as z:
-            nodes, starts, members = (np.asarray(z[k], np.int64) for k in ("nodes", "starts", "members"))
+        """The groups a file holds, mapped (``ValueError`` for a file that is not one)."""
+        arrays, _ = array_file.load(path, MAGIC)
+        try:
+            nodes, starts, members = (arrays[k] for k in ("nodes", "starts", "members"))
+        except KeyError:
+            raise ValueError(f"{path}: not a groups file") from None
         if starts.size != nodes.size + 1 or (starts.size and starts[-1] != members.size):
             raise ValueError(f"{path}: not a groups file")
         return cls(nodes, starts, members)
