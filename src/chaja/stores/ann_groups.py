@@ -4,7 +4,7 @@ A large store holds near-copies: the same notice in every branch's folder, a pag
 under three names, a section heading repeated in every document. An HNSW graph over all
 of them links each row mostly to its own copies, and a walk that reaches one cloud of
 copies spends its whole width there: on the 1,000,000-chunk benchmark corpus (74 noisy
-copies of each source row, 0.28–0.30 from it), the chunk graph's recall@10 was 0.177
+copies of each source row, 0.28–0.30 from it), the chunk graph's recall@10 was 0.216
 (``docs/scale.md``). Here a row within :data:`RADIUS` (Euclidean, in the graph's space)
 of an existing node joins that node's group; the graph holds the nodes only. A search
 walks the nodes, scores them exactly, then reads their groups best node first
@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from chaja.stores import array_file
+from chaja.stores.sorted_keys import positions
 
 #: the groups file's first bytes (:mod:`chaja.stores.array_file`)
 MAGIC = b"CHJGRP01"
@@ -56,6 +57,8 @@ BATCH = 4096
 PROBES, PROBE_EXPANSION = 8, 64
 #: a search reads at most this many group members for each node its walk holds
 ROWS_PER_NODE = 8
+#: rows a graph is given at once where a build groups identical rows only
+ADD_BLOCK = 100_000
 #: groups are read this many nodes at a time, the top list's floor raised after each: at
 #: 100,000 benchmark rows the aligned field's 60 best in 0.9 ms reading 64 nodes a step,
 #: 1.5 ms reading all 256 at once, 16 a step costing more calls than it saves
@@ -72,7 +75,7 @@ def radius_for(rows: int) -> float:
     return RADIUS if rows >= GROUPS_FROM else 0.0
 
 
-def margin(dim: int, radius: float = RADIUS) -> float:
+def margin(dim: int, radius: float) -> float:
     """How far below the ``top``-th node, in cosine (score over ``|q|``), a node's group may
     still hold a top row."""
     return SPREAD * radius / float(np.sqrt(max(dim, 1)))
@@ -106,25 +109,20 @@ class Groups:
         """Whether each of ``keys`` is a member of some group."""
         if not self.members.size:
             return np.zeros(len(keys), bool)
-        ordered = np.sort(self.members)
-        at = np.minimum(np.searchsorted(ordered, keys), ordered.size - 1)
-        return ordered[at] == keys
+        return positions(np.sort(self.members), keys)[1]
 
     def joined(self, member: np.ndarray, node: np.ndarray) -> Groups:
         """These groups with the pairs (``member``, ``node``) added."""
         old_member, old_node = self.pairs()
         return Groups.of_pairs(np.concatenate([old_member, member]), np.concatenate([old_node, node]))
 
-    def expand(self, keys: np.ndarray, rows: int, nodes: int | None = None) -> np.ndarray:
-        """``keys`` (nodes, best first), then the members of the groups of the first
-        ``nodes`` of them (all: None) taken best node first until ``rows`` keys in all (the
-        last group taken in part, its lowest keys)."""
+    def expand(self, keys: np.ndarray, rows: int) -> np.ndarray:
+        """``keys`` (nodes, best first), then the members of their groups taken best node
+        first until ``rows`` keys in all (the last group taken in part, its lowest keys)."""
         keys = np.asarray(keys, np.int64)
         if not self.nodes.size or not keys.size or rows <= keys.size:
             return keys
-        lead = keys if nodes is None else keys[:nodes]
-        at = np.minimum(np.searchsorted(self.nodes, lead), self.nodes.size - 1)
-        has = self.nodes[at] == lead
+        at, has = positions(self.nodes, keys)
         at = at[has]
         sizes = self.starts[at + 1] - self.starts[at]
         room = rows - keys.size
@@ -186,8 +184,8 @@ def read(groups: Groups, nodes: np.ndarray, scores: np.ndarray, top: int, margin
     return np.concatenate(got_rows), np.concatenate(got_scores)
 
 
-def grow(graph, add, keys: np.ndarray, vectors: np.ndarray, *, node_vectors,
-         radius: float = RADIUS, threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
+def grow(graph, add, keys: np.ndarray, vectors: np.ndarray, *, node_vectors, radius: float,
+         threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """Group the rows ``keys`` (their ``vectors`` in the graph's space, rowid order) around
     the nodes of ``graph`` (a usearch index over lifted vectors, searched with a zero in
     the last place), adding the rows that become nodes with ``add(keys, vectors)``.
@@ -207,10 +205,6 @@ def grow(graph, add, keys: np.ndarray, vectors: np.ndarray, *, node_vectors,
     if not member_out:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     return np.concatenate(member_out), np.concatenate(node_out)
-
-
-#: rows a graph is given at once where a build groups identical rows only
-ADD_BLOCK = 100_000
 
 
 def _identical(add, keys: np.ndarray, vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

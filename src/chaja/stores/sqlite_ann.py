@@ -50,6 +50,7 @@ from pathlib import Path
 import numpy as np
 
 from chaja.stores import ann_groups
+from chaja.stores.sorted_keys import positions
 
 #: a field with at least this many vectors gets an HNSW graph: an exact scan reads the whole
 #: matrix per query (25,662 384-d vectors: 39 MB, 2.5–6 ms on two cores, memory-bound), the
@@ -151,8 +152,7 @@ def _grow(graph, rowids: np.ndarray, matrix: np.ndarray, radius: float,
         graph.add(keys.astype(np.uint64), lifted(vectors), threads=threads)
 
     def node_vectors(keys: np.ndarray) -> np.ndarray:
-        pos = np.minimum(np.searchsorted(rowids, keys), rowids.size - 1)
-        return np.asarray(matrix[pos], np.float32)
+        return np.asarray(matrix[positions(rowids, keys)[0]], np.float32)
 
     keys, vectors = (rowids, matrix) if at is None else (rowids[at], matrix[at])
     return ann_groups.grow(graph, add, keys, vectors, node_vectors=node_vectors, radius=radius, threads=threads)
@@ -194,8 +194,8 @@ def update(store_path: Path, field: str, meta: str | None, base_seq: int | None,
     if touched.size and (np.asarray(graph.contains(touched.astype(np.uint64)), bool).any()
                          or groups.holds(touched).any()):
         return None
-    pos = np.minimum(np.searchsorted(rowids, touched), max(rowids.size - 1, 0))
-    added = pos[rowids[pos] == touched] if rowids.size else pos[:0]
+    pos, held = positions(rowids, touched) if rowids.size else (touched[:0], touched[:0].astype(bool))
+    added = pos[held]
     radius = float(info["radius"])
     member, node = _grow(graph, rowids, matrix, radius, added)
     return _save_all(graph, groups.joined(member, node), store_path, field, radius, full=full, changed=changed)

@@ -19,15 +19,9 @@ import numpy as np
 from chaja.language_means import META_KEY as LANGUAGE_MEANS, store_basis
 from chaja.stores import quantized, sqlite_ann, sqlite_vectors
 from chaja.stores.base import StoreError
+from chaja.stores.sorted_keys import positions
 from chaja.stores.sqlite_in import select_in
 from chaja.stores.sqlite_schema import VECTOR_FIELDS
-
-
-def positions(sorted_rowids: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Where each of ``keys`` would sit in ``sorted_rowids`` (non-empty, ascending), and
-    whether it is there."""
-    pos = np.minimum(np.searchsorted(sorted_rowids, keys), sorted_rowids.size - 1)
-    return pos, sorted_rowids[pos] == keys
 
 
 class CachedMatrices:

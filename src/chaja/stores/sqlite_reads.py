@@ -13,8 +13,8 @@ import numpy as np
 from chaja.documents import Chunk, DocumentInfo, Location, StoreStats
 from chaja.stores import sqlite_ann, sqlite_vectors
 from chaja.stores.base import StoreError, sample_order
+from chaja.stores.sorted_keys import positions
 from chaja.stores.sqlite_in import select_in
-from chaja.stores.sqlite_matrices import positions
 from chaja.stores.sqlite_schema import VECTOR_FIELDS
 
 

@@ -19,7 +19,7 @@ from chaja.filters import Filters
 from chaja.stores import quantized, side_by_side, sqlite_ann, sqlite_vectors
 from chaja.stores.base import StoreError, allowed_rows
 from chaja.stores.bm25_segments import SegmentedBM25
-from chaja.stores.sqlite_matrices import positions
+from chaja.stores.sorted_keys import positions
 
 
 def fts_query(terms: list[str], column: str | None = None) -> str | None:

@@ -1,0 +1,11 @@
+"""Where keys sit in an ascending array of keys (row ids, graph nodes, group members)."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def positions(sorted_keys: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each of ``keys`` would sit in ``sorted_keys`` (non-empty, ascending), and
+    whether it is there."""
+    pos = np.minimum(np.searchsorted(sorted_keys, keys), sorted_keys.size - 1)
+    return pos, sorted_keys[pos] == keys
