@@ -35,6 +35,7 @@ search, with the client's body, is what it should send).
 
     python benchmarks/bench_search_page.py                    # --n 40 --settle 0.1 --store STORE
     python benchmarks/bench_search_page.py --page old.html --out search-page-before   # another version of the page
+    python benchmarks/bench_search_page.py --pin --out search-page-pinned   # the hub on a CPU of its own
 
 Needs the ``server`` extra, Playwright and a Chromium (``chromium``; ``CHAJA_CHROMIUM``
 names another). Results: ``benchmarks/results/search-page.json`` and ``.md``.
@@ -142,9 +143,21 @@ def chromium() -> str:
     raise SystemExit("no Chromium: install Debian's chromium package or set CHAJA_CHROMIUM")
 
 
-def start_hub(store: Path, log: Path) -> tuple[subprocess.Popen, str, int]:
+def start_hub(store: Path, log: Path, cpus: set[int] | None = None) -> tuple[subprocess.Popen, str, int]:
     env = {k: v for k, v in os.environ.items() if k not in ("CHAJA_API_KEYS", "CHAJA_WRITE_KEYS")}
-    return hub_process.start_hub(store, log, env=env)
+    return hub_process.start_hub(store, log, env=env, cpus=cpus)
+
+
+def pinning(pin: bool) -> tuple[set[int] | None, set[int] | None]:
+    """With ``pin``: (the hub's CPUs, this script's and the browser's CPUs), the first CPU
+    for the hub and the rest for the rest, as when a person's browser runs on their own
+    machine; without, (None, None): everything shares every CPU."""
+    if not pin:
+        return None, None
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        raise SystemExit("--pin needs at least two CPUs")
+    return {cpus[0]}, set(cpus[1:])
 
 
 class Client:
@@ -217,6 +230,15 @@ class Tab:
         return ms
 
 
+def sharing(pinned: dict | None) -> str:
+    """How the processes shared the machine's CPUs."""
+    if not pinned:
+        return "The hub, Chromium and the benchmark share the cores."
+    return (f"Pinned: the hub on CPU {', '.join(map(str, pinned['hub']))}; the benchmark's client, the Playwright "
+            f"driver and Chromium on CPU {', '.join(map(str, pinned['script_and_browser']))} (the browser does not "
+            "take the hub's CPU, as on a person's own machine; the hub has one core, not two).")
+
+
 def markdown(report: dict) -> str:
     m, r = report["machine"], report["results"]
     rows = [("plain client: `POST /v1/search` → parsed JSON", r["client"]),
@@ -231,8 +253,7 @@ def markdown(report: dict) -> str:
         "",
         f"Machine: {m['cpu']}, {m['cores']} cores, Python {m['python']}; load average before the run "
         f"{', '.join(f'{x:.2f}' for x in m['load_average'] or [])}, after "
-        f"{', '.join(f'{x:.2f}' for x in report['load_average_after'] or [])}. The hub, Chromium and the benchmark "
-        "share the cores.",
+        f"{', '.join(f'{x:.2f}' for x in report['load_average_after'] or [])}. " + sharing(m.get("pinned")),
         f"Store: `{report['store']}` ({report['documents']} documents); {report['n']} questions of "
         f"`{report['questions']}` (every {report['step']}th: all four language pairs), one untimed pass first, then "
         f"each question once each way, the order rotating question by question, {report['settle_s']} s of pause "
@@ -260,8 +281,7 @@ def markdown(report: dict) -> str:
         "The pages' times are taken in the page: from the Enter key's event time to the moment the page has put "
         "this search's results into the DOM (before layout and paint); \"the next frame\" waits for the "
         "`requestAnimationFrame` after that (headless Chromium draws up to 60 frames a second). The client's are "
-        "taken in Python, from sending the request to the parsed JSON. The browser, the hub and this script share "
-        "the machine's cores.",
+        "taken in Python, from sending the request to the parsed JSON.",
     ]
     return "\n".join(lines) + "\n"
 
@@ -273,6 +293,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--settle", type=float, default=0.1, help="seconds of pause before each timed search (0.1)")
     ap.add_argument("--page", type=Path, help="serve this file at / in place of the hub's search page "
                                               "(another version of pages/search.html, to compare)")
+    ap.add_argument("--pin", action="store_true",
+                    help="the hub on the first CPU, this script and Chromium on the others (the browser "
+                         "does not take the hub's CPU, as on a person's own machine)")
     ap.add_argument("--out", default="search-page", help="results stem under benchmarks/results/")
     args = ap.parse_args(argv)
     store = args.store or next((s for s in STORES if s.exists()), None)
@@ -290,8 +313,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(qs)} questions; store {store}", file=sys.stderr)
     machine = describe()
 
+    hub_cpus, own_cpus = pinning(args.pin)
     with tempfile.TemporaryDirectory() as tmp:
-        proc, host, port = start_hub(Path(store), Path(tmp) / "hub.log")
+        proc, host, port = start_hub(Path(store), Path(tmp) / "hub.log", hub_cpus)
+        if own_cpus:
+            os.sched_setaffinity(0, own_cpus)        # this script, and the browser it starts
+        machine["pinned"] = {"hub": sorted(hub_cpus), "script_and_browser": sorted(own_cpus)} if own_cpus else None
         url = f"http://{host}:{port}"
         try:
             client = Client(host, port)

@@ -4,6 +4,7 @@ returned once ``/readyz`` answers 200."""
 from __future__ import annotations
 
 import http.client
+import os
 import re
 import subprocess
 import sys
@@ -12,10 +13,13 @@ from pathlib import Path
 
 
 def start_hub(store: Path, log: Path, options: list[str] = (), env: dict | None = None,
-              budget_s: float = 180.0) -> tuple[subprocess.Popen, str, int]:
-    """``chaja serve --store STORE --port 0 --quiet OPTIONS``: (process, host, port) once ready."""
+              budget_s: float = 180.0, cpus: set[int] | None = None) -> tuple[subprocess.Popen, str, int]:
+    """``chaja serve --store STORE --port 0 --quiet OPTIONS``: (process, host, port) once ready;
+    with ``cpus``, the hub and every thread it starts run on those CPUs only."""
     args = [sys.executable, "-m", "chaja.cli", "serve", "--store", str(store), "--port", "0", "--quiet", *options]
     proc = subprocess.Popen(args, stdout=log.open("wb"), stderr=subprocess.STDOUT, env=env)
+    if cpus:
+        os.sched_setaffinity(proc.pid, cpus)     # before it starts any thread: they inherit it
     end = time.monotonic() + budget_s
     while True:
         m = re.search(r"chaja hub on http://([\d.]+):(\d+)", log.read_text(errors="replace"))
