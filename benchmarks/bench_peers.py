@@ -155,6 +155,8 @@ def main() -> int:
     ap.add_argument("--sources", nargs="+", type=Path,
                     default=[REPO / "runs" / "quality" / f"{s}.chaja" for s in ("korquad", "scifact", "react")])
     ap.add_argument("--reuse", action="store_true", help="serve what an earlier run built at this size")
+    ap.add_argument("--rebuild", default="", help="with --reuse: build these systems (comma-separated) afresh, "
+                                                  "reuse the others' builds")
     ap.add_argument("--tag", default="", help="results go to peers-<size>-<tag>.json and .md")
     ap.add_argument("--worker"), ap.add_argument("--build", action="store_true")
     ap.add_argument("--queries-file"), ap.add_argument("--encoder-name", default="")
@@ -184,7 +186,7 @@ def main() -> int:
     machine = describe()
     builds: dict[str, dict] = {}
     for name in names:
-        if args.reuse:
+        if args.reuse and name not in args.rebuild.split(","):
             saved = args.work / f"{args.size}" / f"{name.replace('+', '-')}.build.json"
             builds[name] = json.loads(saved.read_text()) if saved.exists() else {}
             continue

@@ -28,10 +28,13 @@ def read_pool(sources: list[Path]) -> list[dict]:
     for src in sources:
         db = sqlite3.connect(f"file:{src}?mode=ro", uri=True)
         dims = {k: int(v) for k, v in db.execute("SELECT key, value FROM meta WHERE key IN ('dim', 'aligned_dim')")}
+        # the analysed terms: chunk_terms since schema 7, an FTS5 table before
+        terms = "chunk_terms" if db.execute("SELECT 1 FROM sqlite_schema WHERE name = 'chunk_terms'").fetchone() \
+            else "chunks_fts"
         for row in db.execute(
                 "SELECT c.id, c.title, c.heading, c.text, c.lang, c.vector, c.heading_vector, c.aligned_vector,"
-                " c.aligned_heading_vector, f.title, f.heading, f.body FROM chunks c"
-                " JOIN chunks_fts f ON f.rowid = c.rowid ORDER BY c.rowid"):
+                f" c.aligned_heading_vector, f.title, f.heading, f.body FROM chunks c"
+                f" JOIN {terms} f ON f.rowid = c.rowid ORDER BY c.rowid"):
             item = {"id": f"{src.stem}:{row[0]}", "title": row[1], "heading": json.loads(row[2]), "text": row[3],
                     "lang": row[4] or "", "terms": (row[9], row[10], row[11])}
             for name, blob in zip(FIELDS, row[5:9]):

@@ -40,7 +40,7 @@ def test_check_and_repair(store, tmp_path, capsys):
     assert main(["check", "--store", str(copy)]) == 0
     assert "whole:" in capsys.readouterr().out
     with sqlite3.connect(copy) as db:
-        db.execute("DELETE FROM chunks_fts WHERE rowid = (SELECT min(rowid) FROM chunks)")
+        db.execute("DELETE FROM chunk_terms WHERE rowid = (SELECT min(rowid) FROM chunks)")
         db.execute("UPDATE meta SET value = '{}' WHERE key = 'index.language_means'")
     assert main(["check", "--store", str(copy)]) == 1
     out = capsys.readouterr().out

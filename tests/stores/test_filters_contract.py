@@ -1,5 +1,4 @@
-"""Search filters in every store (the SQLite file, both keyword engines, and
-PostgreSQL): each candidate list keeps exactly the chunks that pass, in the order the
+"""Search filters in every store (the SQLite file and PostgreSQL): each candidate list keeps exactly the chunks that pass, in the order the
 unfiltered list ranks them, and a narrow filter still fills the list."""
 from __future__ import annotations
 
@@ -12,16 +11,15 @@ from chaja.filters import Filters
 WIDE = 12
 
 
-@pytest.fixture(params=["sqlite", "sqlite-fts5", "postgres"])
+@pytest.fixture(params=["sqlite", "postgres"])
 def opener(request, tmp_path):
-    """Opens one store of the parametrised kind (the SQLite file with either keyword engine)."""
+    """Opens one store of the parametrised kind."""
     opened = []
-    if request.param.startswith("sqlite"):
+    if request.param == "sqlite":
         from chaja.stores.sqlite import SqliteStore
-        engine = "fts5" if request.param.endswith("fts5") else "postings"
 
         def open_():
-            opened.append(SqliteStore(tmp_path / "store.db", keyword_engine=engine))
+            opened.append(SqliteStore(tmp_path / "store.db"))
             return opened[-1]
     else:
         dsn, schema = request.getfixturevalue("pg_dsn"), request.getfixturevalue("pg_schema")

@@ -32,9 +32,9 @@ def test_a_whole_store_has_no_faults(store):
 
 @pytest.mark.parametrize("sql, args, needle", [
     ("DELETE FROM chunks WHERE id = ?", ("d1#1",), "document 'd1': records 2 chunks, holds 1"),
-    ("DELETE FROM chunks_fts WHERE rowid = (SELECT rowid FROM chunks WHERE id = ?)", ("d0#0",),
+    ("DELETE FROM chunk_terms WHERE rowid = (SELECT rowid FROM chunks WHERE id = ?)", ("d0#0",),
      "chunk 'd0#0': no keyword row"),
-    ("INSERT INTO chunks_fts (rowid, title, heading, body) VALUES (?, 'x', 'y', 'z')", (999,),
+    ("INSERT INTO chunk_terms (rowid, title, heading, body) VALUES (?, 'x', 'y', 'z')", (999,),
      "keyword row 999: no chunk"),
     ("UPDATE chunks SET vector = ? WHERE id = 'd2#0'", (b"\x00" * 12,), "vector holds 3 numbers"),
     ("UPDATE chunks SET heading_vector = ? WHERE id = 'd2#1'", (b"\x00" * 4,), "heading_vector holds 1 numbers"),
@@ -54,9 +54,9 @@ def test_an_orphan_chunk_is_named(store):
 
 
 @pytest.mark.parametrize("sql, args, act", [
-    ("DELETE FROM chunks_fts WHERE rowid = (SELECT rowid FROM chunks WHERE id = ?)", ("d0#0",),
+    ("DELETE FROM chunk_terms WHERE rowid = (SELECT rowid FROM chunks WHERE id = ?)", ("d0#0",),
      "wrote the keyword row of chunk 'd0#0'"),
-    ("INSERT INTO chunks_fts (rowid, title, heading, body) VALUES (?, 'x', 'y', 'z')", (999,),
+    ("INSERT INTO chunk_terms (rowid, title, heading, body) VALUES (?, 'x', 'y', 'z')", (999,),
      "removed keyword row 999"),
     ("DELETE FROM chunks WHERE id = ?", ("d1#1",), "removed document 'd1'"),
     ("UPDATE chunks SET vector = ? WHERE id = 'd2#0'", (b"\x00" * 12,), "removed document 'd2'"),

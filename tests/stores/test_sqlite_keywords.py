@@ -1,7 +1,7 @@
 """The SQLite store's keyword index (postings file + change log) against FTS5's own
-bm25() on the same store: the same chunks, the same scores, under writes and deletes,
-across two store objects (as two processes), and from a file that is missing, damaged,
-from another store or behind the log."""
+bm25() over the same stored terms (:mod:`fts5_reference`): the same chunks, the same
+scores, under writes and deletes, across two store objects (as two processes), and from
+a file that is missing, damaged, from another store or behind the log."""
 from __future__ import annotations
 
 import random
@@ -12,17 +12,18 @@ import pytest
 from chaja.analysis import bigram_terms
 from chaja.stores import postings
 from chaja.stores.sqlite import SCHEMA_VERSION, SqliteStore
+from fts5_reference import FTS5_LAYOUT, Fts5Reference
 from keyword_corpus import QUERIES, assert_same_lists, make
 
 
-def assert_same_as_fts5(a: SqliteStore, ref: SqliteStore) -> None:
+def assert_same_as_fts5(a: SqliteStore, ref: Fts5Reference) -> None:
     assert_same_lists(a, ref, rel=1e-12)
 
 
 @pytest.fixture
 def stores(tmp_path):
     path = tmp_path / "s.chaja"
-    writer, reader, ref = SqliteStore(path), SqliteStore(path), SqliteStore(path, keyword_engine="fts5")
+    writer, reader, ref = SqliteStore(path), SqliteStore(path), Fts5Reference(path)
     yield path, writer, reader, ref
     for s in (writer, reader, ref):
         s.close()
@@ -70,7 +71,7 @@ def test_small_writes_are_not_folded_into_the_file_until_they_are_many(stores):
 
 
 @pytest.mark.parametrize("damage", ["missing", "garbage", "truncated", "other store"])
-def test_a_file_that_cannot_be_trusted_is_rebuilt_from_fts5(stores, tmp_path, damage):
+def test_a_file_that_cannot_be_trusted_is_rebuilt_from_the_stored_terms(stores, tmp_path, damage):
     path, writer, _, ref = stores
     rng = random.Random(11)
     writer.put_documents([make(f"d{i}", rng) for i in range(25)])
@@ -92,13 +93,22 @@ def test_a_file_that_cannot_be_trusted_is_rebuilt_from_fts5(stores, tmp_path, da
         assert_same_as_fts5(fresh, ref)
 
 
-def test_terms_fts5_reads_as_phrases_are_answered_by_fts5(stores):
+def test_a_term_of_several_tokens_is_matched_as_its_words(stores):
     _, writer, _, ref = stores
     rng = random.Random(2)
     writer.put_documents([make(f"d{i}", rng) for i in range(10)])
-    # "pump.motor" is two FTS5 tokens, a phrase: the postings engine hands it to FTS5
-    assert [h.chunk_id for h in writer.keyword(["pump.motor"], 5)] == [h.chunk_id for h in ref.keyword(["pump.motor"], 5)]
-    assert writer.keyword(["-", " "], 5) == ref.keyword(["-", " "], 5) == []
+    # "pump.motor" is two tokens (no analyser writes such a term): its words, wherever they stand
+    got = writer.keyword(["pump.motor"], 5)
+    assert got and got == writer.keyword(["pump", "motor"], 5)
+    assert [h.chunk_id for h in got] == [h.chunk_id for h in ref.keyword(["pump", "motor"], 5)]
+    assert writer.keyword(["-", " "], 5) == writer.keyword(["\x00"], 5) == []
+
+
+def test_only_the_postings_engine_is_offered(tmp_path):
+    from chaja.stores.base import StoreError
+
+    with pytest.raises(StoreError, match="keyword_engine must be one of postings"):
+        SqliteStore(tmp_path / "s.chaja", keyword_engine="fts5")
 
 
 def test_an_older_store_gains_the_log_and_searches_the_same(tmp_path):
@@ -109,12 +119,13 @@ def test_an_older_store_gains_the_log_and_searches_the_same(tmp_path):
     with SqliteStore(path) as s:
         s.put_documents([make(f"d{i}", rng) for i in range(12)])
     db = sqlite3.connect(path)
-    db.executescript("DROP TABLE keyword_log; DELETE FROM meta WHERE key IN ('store_id', 'keyword_log_pruned');"
-                     " UPDATE meta SET value = '3' WHERE key = 'schema_version';")
+    db.executescript(FTS5_LAYOUT + "DROP TABLE keyword_log; DELETE FROM meta WHERE key IN ('store_id',"
+                     " 'keyword_log_pruned'); UPDATE meta SET value = '3' WHERE key = 'schema_version';")
     db.close()
-    with SqliteStore(path) as s, SqliteStore(path, keyword_engine="fts5") as ref:
+    with SqliteStore(path) as s:
         assert s.get_meta("schema_version") == str(SCHEMA_VERSION) and s.get_meta("store_id")
-        assert_same_as_fts5(s, ref)
+        assert not s._db.execute("SELECT 1 FROM sqlite_schema WHERE name = 'chunks_fts'").fetchone()
+        assert_same_as_fts5(s, Fts5Reference(path))
 
 
 def test_fts_tokens_split_like_the_ascii_tokenizer():
@@ -154,7 +165,7 @@ def test_matched_terms_equal_the_chunks_terms_within_the_query(stores):
         terms = list(dict.fromkeys(bigram_terms(q)))
         full = writer.chunk_terms(ids)
         assert writer.matched_terms(terms, ids) == {c: t & set(terms) for c, t in full.items()}
-        assert ref.matched_terms(terms, ids) == writer.matched_terms(terms, ids)
+        assert {c: t & set(terms) for c, t in ref.chunk_terms(ids).items()} == writer.matched_terms(terms, ids)
 
 
 def test_a_folder_that_cannot_take_the_file_loses_nothing(stores, monkeypatch):
@@ -180,7 +191,7 @@ def test_postings_built_in_batches_equal_fts5(stores, monkeypatch):
     writer.put_documents([make(f"d{i}", rng) for i in range(30)])
     writer.delete_document("d4")                                  # a gap in the rowids
     monkeypatch.setattr(sqlite_keywords, "BUILD_BATCH", 7)
-    with SqliteStore(path) as fresh:                              # no file yet: built from FTS5
+    with SqliteStore(path) as fresh:                              # no file yet: built from the stored terms
         assert len(fresh._keywords.refresh().segments[0].rowids) == 58
         assert_same_as_fts5(fresh, ref)
 

@@ -1,16 +1,18 @@
 """An older store file brought up to date when opened (:mod:`chaja.stores.sqlite_schema`)."""
 from chaja.stores.sqlite import SCHEMA_VERSION, SqliteStore
+from fts5_reference import FTS5_LAYOUT
 
 
 def reopened_from_older_schema(path, doc, records, script: str) -> SqliteStore:
-    """Write one document with today's store, run ``script`` to take the file back, and
+    """Write one document with today's store, run ``script`` to take the file back (its
+    terms in an FTS5 table, as every schema before 7 kept them, then ``script``), and
     open it again: it is brought up to today's schema."""
     import sqlite3
 
     with SqliteStore(path) as s:
         s.put_document(doc, records)
     db = sqlite3.connect(path)
-    db.executescript(script)
+    db.executescript(FTS5_LAYOUT + script)
     db.close()
     s = SqliteStore(path)
     assert s.get_meta("schema_version") == str(SCHEMA_VERSION)
@@ -71,3 +73,43 @@ def test_a_schema_4_file_gains_the_location_column(tmp_path, build):
         r[0].chunk.location = Location("page", 7, 7)
         s.put_document(d, r)
         assert s.chunks(["d#0"])["d#0"].location.label == "p. 7"
+
+
+def test_a_schema_6_file_moves_its_terms_out_of_fts5_and_searches_the_same(tmp_path):
+    """Schema 7 keeps each chunk's analysed terms in a plain table: an FTS5 table's terms
+    move there when the file is opened, the FTS5 table (and its unused inverted index) is
+    dropped, and every keyword list is what it was, to the last bit."""
+    import random
+    import sqlite3
+
+    from fts5_reference import Fts5Reference
+    from keyword_corpus import QUERIES, SETTINGS, make
+
+    from chaja.analysis import bigram_terms
+
+    path = tmp_path / "six.chaja"
+    rng = random.Random(9)
+    with SqliteStore(path) as s:
+        s.put_documents([make(f"d{i}", rng) for i in range(30)])
+        s.compact(force=True)
+        s.put_documents([make(f"late{i}", rng) for i in range(3)])      # rows the log holds, not the file
+        lists = {(q, str(kw)): s.keyword(list(dict.fromkeys(bigram_terms(q))), 15, **kw)
+                 for q in QUERIES for kw in SETTINGS}
+        terms = s.chunk_terms(["d0#0", "late1#0"])
+    db = sqlite3.connect(path)
+    db.executescript(FTS5_LAYOUT + "UPDATE meta SET value = '6' WHERE key = 'schema_version';")
+    db.close()
+    with SqliteStore(path) as s:
+        assert s.get_meta("schema_version") == str(SCHEMA_VERSION)
+        names = {n for (n,) in s._db.execute("SELECT name FROM sqlite_schema")}
+        assert "chunk_terms" in names and not any(n.startswith("chunks_fts") for n in names)
+        assert s.chunk_terms(["d0#0", "late1#0"]) == terms
+        assert {(q, str(kw)): s.keyword(list(dict.fromkeys(bigram_terms(q))), 15, **kw)
+                for q in QUERIES for kw in SETTINGS} == lists
+        s._keywords.path.unlink()                   # the postings rebuilt from the moved terms alone
+    with SqliteStore(path) as s:
+        ref = Fts5Reference(path)
+        for q in QUERIES:
+            t = list(dict.fromkeys(bigram_terms(q)))
+            assert [h.chunk_id for h in s.keyword(t, 15)] == [h.chunk_id for h in ref.keyword(t, 15)]
+        assert s.check() == []

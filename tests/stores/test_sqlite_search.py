@@ -3,14 +3,17 @@ vector (the shared contract lives in test_contract.py)."""
 import numpy as np
 
 from chaja.analysis import bigram_terms
-from chaja.stores.sqlite import SqliteStore, fts_query
+from chaja.stores.sqlite import SqliteStore
 from one_chunk import put
 
 
-def test_fts_query_quotes_every_term():
-    assert fts_query(["a", 'b"c', "a"]) == '"a" OR "b""c"'
-    assert fts_query([], None) is None
-    assert fts_query(["x"], "title") == '{title} : ("x")'
+def test_query_text_is_never_syntax(tmp_path):
+    """Quotes, FTS5 operators and NULs in terms are matched as the words they hold, or nothing."""
+    with SqliteStore(tmp_path / "s.chaja") as s:
+        put(s, "a", "near or not", "and or not near", np.eye(4, dtype=np.float32)[0])
+        for terms in (['"near'], ["near*"], ["NEAR(a b)"], ["or", "and"], ["\x00not"], ["{title}:near"]):
+            assert [h.chunk_id for h in s.keyword(terms, 5)] == ["a#0"], terms
+        assert s.keyword(['"', "*", "(", "\x00"], 5) == []
 
 
 def test_bigram_terms_match_exactly_not_by_prefix(tmp_path):

@@ -121,6 +121,12 @@ class SegmentedBM25:
         tokens = [cls.single_token(t) for t in cleaned if t.strip()]
         return None if None in tokens else tokens
 
+    @staticmethod
+    def word_tokens(terms: list[str]) -> list[str]:
+        """Every token of the query terms, each once (NULs dropped): a term of several
+        tokens is matched as its words, wherever they stand in a chunk."""
+        return list(dict.fromkeys(t for term in terms for t in fts_tokens(term.replace("\x00", ""))))
+
     def holding(self, tokens: list[str], rowids: list[int]) -> dict[int, set[str]]:
         """The tokens each live row of ``rowids`` holds (in any column), by binary search
         in each token's postings (sorted by row), without reading the rows' text."""

@@ -157,7 +157,7 @@ def _assemble(term_list: list[str], post_term: np.ndarray, post_row: np.ndarray,
 
 
 def build(rows: Iterable[tuple[int, str, str, str, str]]) -> Segment:
-    """A segment from ``(rowid, lang, title, heading, body)`` rows, the texts as stored in FTS5.
+    """A segment from ``(rowid, lang, title, heading, body)`` rows, the texts as stored in ``chunk_terms``.
 
     Terms are numbered by their place in hash order, and every token gets a key
     ``(term·R + row)·3 + column``; one sort of the keys with their counts gives each

@@ -1,12 +1,12 @@
-"""The embedded store: one SQLite file holding documents, chunks, an FTS5 index
-and the chunk vectors.
+"""The embedded store: one SQLite file holding documents, chunks, their analysed
+terms and the chunk vectors.
 
-Keyword search is FTS5 with BM25 (Robertson/Spärck Jones; FTS5's ``bm25()`` with
-k1 = 1.2, b = 0.75) over three columns (title, heading path, body) whose weights
-the caller sets. Terms are stored already analysed and joined by spaces; the
-FTS5 ``ascii`` tokenizer then splits on those spaces only and keeps every
-non-ASCII character, so a stored term matches exactly the same query term.
-Each query term becomes a quoted FTS5 string, so nothing a user types is syntax.
+Keyword search is BM25 (Robertson/Spärck Jones, k1 = 1.2, b = 0.75, the scores of
+SQLite FTS5's ``bm25()``) over three columns (title, heading path, body) whose weights
+the caller sets. Each chunk's terms are stored already analysed and joined by spaces
+(``chunk_terms``), split as FTS5's ``ascii`` tokenizer splits them (on those spaces
+only, every non-ASCII character kept), so a stored term matches exactly the same query
+term. No query text reaches SQL, so nothing a user types is syntax.
 
 Vector search scores by dot product (cosine, as vectors are L2-normalised) over one
 matrix a field: exact below :data:`~chaja.stores.sqlite_ann.ANN_THRESHOLD` vectors, over an
@@ -20,9 +20,8 @@ the section name) come from a second, cross-lingually aligned encoder and have a
 dimension of their own (meta ``aligned_dim``).
 
 Keyword top-k is served by :mod:`chaja.stores.sqlite_keywords` (postings in a file
-beside the store, ``<store>-keywords``, kept in step by a change log), which gives FTS5's
-BM25 scores without scoring every matching row; FTS5 stays the source it is built from
-and answers queries whose terms FTS5 reads as phrases (``keyword_engine="fts5"`` always).
+beside the store, ``<store>-keywords``, kept in step by a change log, built from
+``chunk_terms``), without scoring every matching row.
 
 An older file is brought up to date when opened, and searches as before
 (:mod:`chaja.stores.sqlite_schema` keeps the schema's history).
@@ -43,12 +42,14 @@ from chaja.stores.sqlite_connection import SqliteConnection
 from chaja.stores.sqlite_matrices import CachedMatrices
 from chaja.stores.sqlite_reads import ChunkReads
 from chaja.stores.sqlite_schema import SCHEMA_VERSION, VECTOR_FIELDS
-from chaja.stores.sqlite_search import CandidateSearch, fts_query
+from chaja.stores.sqlite_search import CandidateSearch
 from chaja.stores.sqlite_writes import DocumentWrites
 
-__all__ = ["KEYWORD_ENGINES", "SCHEMA_VERSION", "VECTOR_FIELDS", "SqliteStore", "fts_query"]
+__all__ = ["KEYWORD_ENGINES", "SCHEMA_VERSION", "VECTOR_FIELDS", "SqliteStore"]
 
-KEYWORD_ENGINES = ("postings", "fts5")
+#: keyword engines (``keyword_engine``): the postings alone, since schema 7 (an FTS5 engine read
+#: an inverted index the store no longer keeps)
+KEYWORD_ENGINES = ("postings",)
 
 
 class SqliteStore(SqliteConnection, DocumentWrites, CandidateSearch, ChunkReads, Compaction, CachedMatrices,

@@ -4,7 +4,7 @@
   chaja knows;
 - every document has exactly the ``n_chunks`` chunks it records, numbered 0…n−1, and
   every chunk has its document;
-- every chunk has its keyword row (FTS5 rowid = chunk rowid) and no keyword row is
+- every chunk has its keyword row (a ``chunk_terms`` rowid = chunk rowid) and no keyword row is
   left without a chunk;
 - every vector blob has the store's dimension (``dim`` for e5 fields, ``aligned_dim``
   for the aligned ones), and every vector kept in its field's file (an empty blob) is
@@ -107,10 +107,10 @@ def faults(db: sqlite3.Connection, known_schema: int, limit: int = 50) -> list[s
     for (cid,) in db.execute("SELECT c.id FROM chunks c LEFT JOIN documents d ON d.id = c.doc_id"
                              " WHERE d.id IS NULL LIMIT ?", (limit,)):
         out.append(f"chunk {cid!r}: its document is missing")
-    for (cid,) in db.execute("SELECT c.id FROM chunks c LEFT JOIN chunks_fts f ON f.rowid = c.rowid"
+    for (cid,) in db.execute("SELECT c.id FROM chunks c LEFT JOIN chunk_terms f ON f.rowid = c.rowid"
                              " WHERE f.rowid IS NULL LIMIT ?", (limit,)):
         out.append(f"chunk {cid!r}: no keyword row")
-    for (rowid,) in db.execute("SELECT f.rowid FROM chunks_fts f LEFT JOIN chunks c ON c.rowid = f.rowid"
+    for (rowid,) in db.execute("SELECT f.rowid FROM chunk_terms f LEFT JOIN chunks c ON c.rowid = f.rowid"
                                " WHERE c.rowid IS NULL LIMIT ?", (limit,)):
         out.append(f"keyword row {rowid}: no chunk")
     unreadable = _unreadable_files(db)
@@ -142,20 +142,20 @@ def repair(cur: sqlite3.Cursor, analyzer, delete_document) -> list[str]:
                           " WHERE d.id IS NULL").fetchall()
     for rowid, cid in orphans:
         cur.execute("INSERT INTO keyword_log (row, added) VALUES (?, 0)", (rowid,))
-        cur.execute("DELETE FROM chunks_fts WHERE rowid = ?", (rowid,))
+        cur.execute("DELETE FROM chunk_terms WHERE rowid = ?", (rowid,))
         cur.execute("DELETE FROM chunks WHERE rowid = ?", (rowid,))
         done.append(f"removed chunk {cid!r} (its document is missing)")
-    stray = [r for (r,) in cur.execute("SELECT f.rowid FROM chunks_fts f LEFT JOIN chunks c ON c.rowid = f.rowid"
+    stray = [r for (r,) in cur.execute("SELECT f.rowid FROM chunk_terms f LEFT JOIN chunks c ON c.rowid = f.rowid"
                                         " WHERE c.rowid IS NULL").fetchall()]
     for rowid in stray:
         cur.execute("INSERT INTO keyword_log (row, added) VALUES (?, 0)", (rowid,))
-        cur.execute("DELETE FROM chunks_fts WHERE rowid = ?", (rowid,))
+        cur.execute("DELETE FROM chunk_terms WHERE rowid = ?", (rowid,))
         done.append(f"removed keyword row {rowid} (no chunk)")
     missing = cur.execute("SELECT c.rowid, c.id, c.title, c.heading, c.text FROM chunks c"
-                          " LEFT JOIN chunks_fts f ON f.rowid = c.rowid WHERE f.rowid IS NULL").fetchall()
+                          " LEFT JOIN chunk_terms f ON f.rowid = c.rowid WHERE f.rowid IS NULL").fetchall()
     for rowid, cid, title, heading, text in missing:
         path = " ".join(json.loads(heading))
-        cur.execute("INSERT INTO chunks_fts (rowid, title, heading, body) VALUES (?,?,?,?)",
+        cur.execute("INSERT INTO chunk_terms (rowid, title, heading, body) VALUES (?,?,?,?)",
                     (rowid, " ".join(analyzer(title)), " ".join(analyzer(path)), " ".join(analyzer(text))))
         done.append(f"wrote the keyword row of chunk {cid!r}")
     if missing:

@@ -6,7 +6,7 @@ Every transaction that adds or removes chunk rows also appends ``(row, added)`` 
 (``<store>-keywords``, see :mod:`chaja.stores.postings`) records the last log entry it
 covers (``seq``) and the store's random ``store_id``. A reader maps the file, then applies
 the log entries after ``seq``: rows touched since are masked out of the segments that
-hold them, and rows added since are read from FTS5 into a small in-memory segment. Before
+hold them, and rows added since are read from ``chunk_terms`` into a small in-memory segment. Before
 each search it checks the log's high-water mark (one indexed read), so it sees what any
 process has committed.
 
@@ -14,7 +14,8 @@ process has committed.
 rows into one new file under the store's write lock, replaces the old file atomically,
 then deletes the log entries it covers and records how far it pruned; a reader whose
 state is older than that reloads the file. The file is a cache: missing, damaged, from
-another store or behind the log, it is rebuilt from the store's FTS5 rows.
+another store or behind the log, it is rebuilt from the store's ``chunk_terms`` rows (each
+chunk's analysed terms).
 """
 from __future__ import annotations
 
@@ -45,20 +46,20 @@ def log_added(cur: sqlite3.Cursor, rows: list[int]) -> None:
     cur.executemany("INSERT INTO keyword_log (row, added) VALUES (?, 1)", [(r,) for r in rows])
 
 
-_FTS_ROWS = ("SELECT f.rowid, c.lang, f.title, f.heading, f.body FROM chunks_fts f"
-             " JOIN chunks c ON c.rowid = f.rowid")
+_TERM_ROWS = ("SELECT f.rowid, c.lang, f.title, f.heading, f.body FROM chunk_terms f"
+              " JOIN chunks c ON c.rowid = f.rowid")
 #: rows tokenised at a time when the postings are built from every row
 BUILD_BATCH = 50_000
 
 
-def _fts_rows(db: sqlite3.Connection, rowids: list[int]) -> list[tuple]:
-    return select_in(db, _FTS_ROWS + " WHERE f.rowid IN ({marks})", rowids)
+def _term_rows(db: sqlite3.Connection, rowids: list[int]) -> list[tuple]:
+    return select_in(db, _TERM_ROWS + " WHERE f.rowid IN ({marks})", rowids)
 
 
 def build_all(db: sqlite3.Connection) -> postings.Segment:
-    """The postings of every FTS5 row, tokenised :data:`BUILD_BATCH` rows at a time."""
+    """The postings of every ``chunk_terms`` row, tokenised :data:`BUILD_BATCH` rows at a time."""
     return postings.build_paged(lambda last: db.execute(
-        _FTS_ROWS + " WHERE f.rowid > ? ORDER BY f.rowid LIMIT ?", (last, BUILD_BATCH)).fetchall())
+        _TERM_ROWS + " WHERE f.rowid > ? ORDER BY f.rowid LIMIT ?", (last, BUILD_BATCH)).fetchall())
 
 
 class SqliteKeywordIndex:
@@ -78,7 +79,7 @@ class SqliteKeywordIndex:
         return int(high or 0), int(pruned or 0)
 
     def _load_base(self, pruned: int) -> None:
-        """The file segment if it is current enough, else one built from every FTS5 row."""
+        """The file segment if it is current enough, else one built from every ``chunk_terms`` row."""
         try:
             seg = postings.load(self.path)
             if seg.header.get("store_id") != self.store_id or int(seg.header.get("seq", -1)) < pruned:
@@ -96,7 +97,7 @@ class SqliteKeywordIndex:
         if not ops:
             return
         self.touched |= self.bm25.apply([(row, added) for _, row, added in ops],
-                                        lambda rows: postings.build(_fts_rows(self.db, rows)))
+                                        lambda rows: postings.build(_term_rows(self.db, rows)))
         self.seq = ops[-1][0]
         if len(self.bm25.segments) > MAX_SEGMENTS:
             self.bm25.fold_tail(self.bm25.merged(1))

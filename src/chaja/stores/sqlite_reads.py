@@ -141,7 +141,7 @@ class ChunkReads:
         return {c: held[r] for c, r in rowid_of.items()}
 
     def chunk_terms(self, ids: list[str]) -> dict[str, set[str]]:
-        rows = select_in(self._db, "SELECT c.id, f.title, f.heading, f.body FROM chunks c JOIN chunks_fts f"
+        rows = select_in(self._db, "SELECT c.id, f.title, f.heading, f.body FROM chunks c JOIN chunk_terms f"
                                    " ON f.rowid = c.rowid WHERE c.id IN ({marks})", ids)
         return {cid: set(f"{t} {h} {b}".split()) for cid, t, h, b in rows}
 

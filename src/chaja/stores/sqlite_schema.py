@@ -5,8 +5,11 @@ schema 4 the keyword change log and the store's random ``store_id``, schema 5 ea
 chunk's ``location`` in its file (``page:3:4``: :meth:`chaja.documents.Location.encode`),
 schema 6 vectors kept once: an empty blob in a vector column means the vector is in the
 field's recorded file (:mod:`chaja.stores.sqlite_vectors`; a schema-5 store's vectors
-move there at its next compaction, nothing encoded again). :func:`migrate` adds the
-columns an older file lacks.
+move there at its next compaction, nothing encoded again), schema 7 each chunk's analysed
+terms in a plain table, ``chunk_terms``, where an FTS5 table had kept them with an inverted
+index of its own that nothing read once the keyword postings
+(:mod:`chaja.stores.sqlite_keywords`) answered every search. :func:`migrate` adds the
+columns an older file lacks and moves an FTS5 table's terms into ``chunk_terms``.
 """
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ from pathlib import Path
 
 from chaja.stores import sqlite_errors, sqlite_keywords, sqlite_staging
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -31,8 +34,8 @@ CREATE TABLE IF NOT EXISTS chunks (
     aligned_vector BLOB, aligned_heading_vector BLOB
 );
 CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id);
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
-    title, heading, body, tokenize = 'ascii'
+CREATE TABLE IF NOT EXISTS chunk_terms (
+    rowid INTEGER PRIMARY KEY, title TEXT NOT NULL, heading TEXT NOT NULL, body TEXT NOT NULL
 );
 """ + sqlite_keywords.LOG_SCHEMA + sqlite_staging.SCHEMA
 
@@ -57,8 +60,20 @@ def migrate(db: sqlite3.Connection, busy_timeout_s: float, path: Path) -> None:
         if version is not None and int(version[0]) < 6 and db.execute("SELECT 1 FROM chunks LIMIT 1").fetchone():
             # vectors still in the rows, some with a copy beside: the next compaction moves them
             db.execute("INSERT OR REPLACE INTO meta VALUES (?, '1')", (MOVE_VECTORS,))
+        if db.execute("SELECT 1 FROM sqlite_schema WHERE name = 'chunks_fts'").fetchone():
+            move_fts_terms(db)
         db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
         db.execute("COMMIT")
     except BaseException as exc:
         sqlite_errors.rollback(db, exc)
         raise
+
+
+def move_fts_terms(db: sqlite3.Connection) -> None:
+    """Schema 7: the analysed terms an FTS5 table held (its content, as stored) moved into
+    ``chunk_terms`` and the FTS5 table, its inverted index with it, dropped; the pages it
+    held are reused by later writes, or given back by ``chaja optimize``
+    (:mod:`chaja.stores.sqlite_space`)."""
+    db.execute("INSERT OR REPLACE INTO chunk_terms (rowid, title, heading, body)"
+               " SELECT rowid, ifnull(title, ''), ifnull(heading, ''), ifnull(body, '') FROM chunks_fts")
+    db.execute("DROP TABLE chunks_fts")

@@ -1,8 +1,7 @@
 """The candidate lists: the best ``n`` chunks for a query by keyword and by vector.
 
-Keyword: BM25 from the postings file (:mod:`chaja.stores.sqlite_keywords`), or FTS5's
-``bm25()`` for the ``fts5`` engine and for terms FTS5 reads as phrases, each query term a
-quoted FTS5 string (:func:`fts_query`). Vector: an exact scan of the field's matrix, or a
+Keyword: BM25 from the postings file (:mod:`chaja.stores.sqlite_keywords`); no query
+text reaches SQL, so nothing a user types is syntax. Vector: an exact scan of the field's matrix, or a
 walk of its HNSW graph with the rows written since rescored exactly
 (:mod:`chaja.stores.sqlite_ann`). A search filter keeps the rows :meth:`CandidateSearch.allowed_rowids`
 gives, before the top ``n``.
@@ -20,17 +19,6 @@ from chaja.stores import quantized, side_by_side, sqlite_ann, sqlite_vectors
 from chaja.stores.base import StoreError, allowed_rows
 from chaja.stores.bm25_segments import SegmentedBM25
 from chaja.stores.sorted_keys import positions
-
-
-def fts_query(terms: list[str], column: str | None = None) -> str | None:
-    """An FTS5 MATCH expression: OR of the terms, each a quoted literal string."""
-    # FTS5 ends a string at NUL, so NUL never reaches it
-    cleaned = (t.replace("\x00", "") for t in terms)
-    quoted = ['"' + t.replace('"', '""') + '"' for t in dict.fromkeys(cleaned) if t.strip()]
-    if not quoted:
-        return None
-    expr = " OR ".join(quoted)
-    return f"{{{column}}} : ({expr})" if column else expr
 
 
 #: the share of a field's rows a filter must let pass for every row to be scored and the rest
@@ -108,41 +96,24 @@ class CandidateSearch:
     (:class:`~chaja.stores.sqlite_matrices.CachedMatrices`); ``_allowed`` keeps the rows
     recent filters let through."""
 
-    def _tokens(self, terms: list[str]) -> list[str] | None:
-        """The query terms as single FTS5 tokens for the postings engine, or None where
-        FTS5 must answer (the ``fts5`` engine, or a term FTS5 reads as a phrase)."""
-        if self.keyword_engine != "postings":
-            return None
-        return SegmentedBM25.query_tokens(terms)
+    def _tokens(self, terms: list[str]) -> list[str]:
+        """The query terms as the postings' tokens: each term one token, or, for a term of
+        several (which no analyser of the store writes), its words."""
+        tokens = SegmentedBM25.query_tokens(terms)
+        return tokens if tokens is not None else SegmentedBM25.word_tokens(terms)
 
     def keyword(self, terms: list[str], n: int, *, title_weight: float = 2.0,
                 heading_weight: float = 1.5, field: str = "all", lang: str | None = None,
                 where: Filters | None = None) -> list[Hit]:
-        if n > 0:
-            tokens = self._tokens(terms)
-            if tokens is not None:
-                index = self._keywords.refresh()
-                allow = self.allowed_rowids(where) if where else None
-                hits = index.search(tokens, n, title_weight=title_weight, heading_weight=heading_weight,
-                                    field=field, lang=lang, allow=allow)
-                ids = self._ids_of([r for r, _ in hits])
-                return [Hit(ids[r], s) for r, s in hits if r in ids]
-        expr = fts_query(terms, "title" if field == "title" else None)
-        if expr is None or n <= 0:
+        tokens = [t for t in self._tokens(terms) if t]
+        if n <= 0 or not tokens:
             return []
-        sql = (
-            "SELECT c.id, -bm25(chunks_fts, ?, ?, 1.0) AS s FROM chunks_fts"
-            " JOIN chunks c ON c.rowid = chunks_fts.rowid WHERE chunks_fts MATCH ?"
-        )
-        args: list = [title_weight, heading_weight, expr]
-        if lang:
-            sql += " AND c.lang = ?"
-            args.append(lang)
-        for cond in self._filter_sql(where, args, "c."):
-            sql += " AND " + cond
-        sql += " ORDER BY s DESC, c.rowid LIMIT ?"
-        args.append(int(n))
-        return [Hit(cid, float(s)) for cid, s in self._db.execute(sql, args)]
+        index = self._keywords.refresh()
+        allow = self.allowed_rowids(where) if where else None
+        hits = index.search(tokens, n, title_weight=title_weight, heading_weight=heading_weight,
+                            field=field, lang=lang, allow=allow)
+        ids = self._ids_of([r for r, _ in hits])
+        return [Hit(ids[r], s) for r, s in hits if r in ids]
 
     @staticmethod
     def _filter_sql(where: Filters | None, args: list, table: str = "") -> list[str]:

@@ -5,7 +5,7 @@ encoded and held in memory whole before its one transaction. Instead the ingest
 stages it: each batch of finished chunks (text, terms, vectors) is committed to
 ``staged_chunks``, which no search reads, so memory is bounded by a batch and a
 crash loses at most the batch in flight. :func:`publish` then moves the staged rows
-into ``chunks`` and the keyword index in one transaction, inside SQLite (no row is
+into ``chunks`` and ``chunk_terms`` in one transaction, inside SQLite (no row is
 read into Python), replacing the stored document: readers see the old document or
 the new one, never part of it.
 
@@ -72,7 +72,7 @@ def staged_count(cur: sqlite3.Cursor, doc_id: str, key: str) -> int:
 
 
 def publish(cur: sqlite3.Cursor, doc: Document, key: str, n_chunks: int) -> list[int]:
-    """Insert the document row and move its staged chunks into ``chunks``, FTS and the
+    """Insert the document row and move its staged chunks into ``chunks``, ``chunk_terms`` and the
     keyword log (the caller holds the write transaction and has deleted any stored copy);
     the new chunk rowids."""
     cur.execute("INSERT INTO documents VALUES (?,?,?,?,?,?,?,?,?)",
@@ -80,7 +80,7 @@ def publish(cur: sqlite3.Cursor, doc: Document, key: str, n_chunks: int) -> list
                  doc.fingerprint(), n_chunks))
     cur.execute(f"INSERT INTO chunks ({_COLUMNS}) SELECT {_COLUMNS} FROM staged_chunks"
                 " WHERE doc_id = ? AND stage_key = ? ORDER BY ordinal", (doc.id, key))
-    cur.execute("INSERT INTO chunks_fts (rowid, title, heading, body)"
+    cur.execute("INSERT INTO chunk_terms (rowid, title, heading, body)"
                 " SELECT c.rowid, s.title_terms, s.heading_terms, s.body_terms"
                 " FROM staged_chunks s JOIN chunks c ON c.id = s.id"
                 " WHERE s.doc_id = ? AND s.stage_key = ?", (doc.id, key))

@@ -66,7 +66,7 @@ class DocumentWrites:
                  *(None if v is None else v.tobytes() for v in extra)),
             )
             cur.execute(
-                "INSERT INTO chunks_fts (rowid, title, heading, body) VALUES (?,?,?,?)",
+                "INSERT INTO chunk_terms (rowid, title, heading, body) VALUES (?,?,?,?)",
                 (cur.lastrowid, " ".join(r.title_terms), " ".join(r.heading_terms),
                  " ".join(r.body_terms)),
             )
@@ -157,7 +157,7 @@ class DocumentWrites:
 
     def _delete(self, cur: sqlite3.Cursor, doc_id: str) -> bool:
         sqlite_keywords.log_removed(cur, doc_id)
-        cur.execute("DELETE FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks WHERE doc_id = ?)", (doc_id,))
+        cur.execute("DELETE FROM chunk_terms WHERE rowid IN (SELECT rowid FROM chunks WHERE doc_id = ?)", (doc_id,))
         cur.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
         cur.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
         return cur.rowcount > 0
