@@ -98,8 +98,11 @@ def test_a_schema_6_file_moves_its_terms_out_of_fts5_and_searches_the_same(tmp_p
         terms = s.chunk_terms(["d0#0", "late1#0"])
     db = sqlite3.connect(path)
     db.executescript(FTS5_LAYOUT + "UPDATE meta SET value = '6' WHERE key = 'schema_version';")
+    six = db.execute("PRAGMA page_count").fetchone()[0]
     db.close()
     with SqliteStore(path) as s:
+        pages, free = (s._db.execute(f"PRAGMA {p}").fetchone()[0] for p in ("page_count", "freelist_count"))
+        assert pages < six and free == 0            # the FTS5 index's pages given back
         assert s.get_meta("schema_version") == str(SCHEMA_VERSION)
         names = {n for (n,) in s._db.execute("SELECT name FROM sqlite_schema")}
         assert "chunk_terms" in names and not any(n.startswith("chunks_fts") for n in names)

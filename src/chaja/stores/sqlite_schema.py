@@ -16,7 +16,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from chaja.stores import sqlite_errors, sqlite_keywords, sqlite_staging
+from chaja.stores import sqlite_errors, sqlite_keywords, sqlite_space, sqlite_staging
 
 SCHEMA_VERSION = 7
 
@@ -60,20 +60,24 @@ def migrate(db: sqlite3.Connection, busy_timeout_s: float, path: Path) -> None:
         if version is not None and int(version[0]) < 6 and db.execute("SELECT 1 FROM chunks LIMIT 1").fetchone():
             # vectors still in the rows, some with a copy beside: the next compaction moves them
             db.execute("INSERT OR REPLACE INTO meta VALUES (?, '1')", (MOVE_VECTORS,))
-        if db.execute("SELECT 1 FROM sqlite_schema WHERE name = 'chunks_fts'").fetchone():
+        moved = db.execute("SELECT 1 FROM sqlite_schema WHERE name = 'chunks_fts'").fetchone() is not None
+        if moved:
             move_fts_terms(db)
         db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
         db.execute("COMMIT")
     except BaseException as exc:
         sqlite_errors.rollback(db, exc)
         raise
+    if moved:
+        sqlite_space.give_back_incrementally(db)
 
 
 def move_fts_terms(db: sqlite3.Connection) -> None:
     """Schema 7: the analysed terms an FTS5 table held (its content, as stored) moved into
-    ``chunk_terms`` and the FTS5 table, its inverted index with it, dropped; the pages it
-    held are reused by later writes, or given back by ``chaja optimize``
-    (:mod:`chaja.stores.sqlite_space`)."""
+    ``chunk_terms`` and the FTS5 table, its inverted index with it, dropped. The pages it
+    held are given back once the migration is committed, in a file made with incremental
+    vacuuming (every file chaja makes); an older file reuses them for later rows, or gives
+    them back with ``chaja optimize`` (:mod:`chaja.stores.sqlite_space`)."""
     db.execute("INSERT OR REPLACE INTO chunk_terms (rowid, title, heading, body)"
                " SELECT rowid, ifnull(title, ''), ifnull(heading, ''), ifnull(body, '') FROM chunks_fts")
     db.execute("DROP TABLE chunks_fts")
