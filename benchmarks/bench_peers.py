@@ -55,6 +55,18 @@ def folder_size(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
+def rss_parts_mb() -> dict[str, float]:
+    """This process's resident memory now, by kind (Linux's ``RssAnon``: its own heap and
+    private pages; ``RssFile``: pages of mapped files, which the kernel can drop and read
+    again; ``RssShmem``); empty where /proc does not tell."""
+    names = {"RssAnon:": "anon_mb", "RssFile:": "file_mb", "RssShmem:": "shmem_mb"}
+    try:
+        lines = Path("/proc/self/status").read_text().splitlines()
+    except OSError:
+        return {}
+    return {names[p[0]]: int(p[1]) / 1024 for p in map(str.split, lines) if p and p[0] in names}
+
+
 def peak_rss_mb() -> float:
     """This process's peak resident memory: VmHWM where Linux gives it (``ru_maxrss``
     carries the forking parent's peak across exec, so a worker spawned by a parent that
@@ -113,7 +125,7 @@ def worker(args) -> int:
     for line in sys.stdin:
         cmd = json.loads(line)
         if cmd["op"] == "stats":
-            print(json.dumps({"serve_rss_mb": peak_rss_mb()}), flush=True)
+            print(json.dumps({"serve_rss_mb": peak_rss_mb(), "serve_rss_end": rss_parts_mb()}), flush=True)
             continue
         q = queries[cmd["i"]]
         t = time.perf_counter()
@@ -272,6 +284,12 @@ def render(r: dict) -> str:
         disk = f"{s['disk_mb']:.0f} | {s['disk_mb'] * 2**20 / r['size']:,.0f}" if "disk_mb" in s else "— | —"
         rss = f"{s['serve_rss_mb']:.0f} | {s['serve_rss_mb'] * 2**20 / r['size']:,.0f}"
         lines.append(f"| {name} | {ingest} | {s['open_s']:.2f} | {disk} | {rss} | " + " | ".join(cells) + " |")
+    parts = [f"{name} {p['anon_mb']:,.0f} + {p['file_mb']:,.0f}" for name, p in
+             ((n, r["systems"][n].get("serve_rss_end") or {}) for n in r["systems"]) if "anon_mb" in p]
+    if parts:
+        lines += ["", "Serving memory after the last query, MB: private (the heap, `RssAnon`) + mapped files "
+                  "(`RssFile`: pages of the store's files the process has touched, which the kernel can drop "
+                  "and read again): " + "; ".join(parts) + "."]
     return "\n".join(lines) + "\n"
 
 
