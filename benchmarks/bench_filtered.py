@@ -50,10 +50,15 @@ def main() -> int:
     ap.add_argument("--work", type=Path, default=REPO / "runs" / "peers")
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--sources", nargs="+", type=Path, help="the source stores the peers corpus was made from "
-                    "(bench_peers.py's --sources; default: those it defaults to)",
-                    default=[REPO / "runs" / "quality" / f"{s}.chaja" for s in ("korquad", "scifact", "react")])
+                    "(default: those the build recorded, else bench_peers.py's defaults); other sources make "
+                    "another corpus, and the recall reference wrong")
     args = ap.parse_args()
     folder = args.work / str(args.size) / "chaja"
+    if args.sources is None:
+        record = args.work / str(args.size) / "chaja.build.json"
+        recorded = json.loads(record.read_text()).get("sources") if record.is_file() else None
+        args.sources = [Path(s) for s in recorded] if recorded else \
+            [REPO / "runs" / "quality" / f"{s}.chaja" for s in ("korquad", "scifact", "react")]
     queries_file = args.work / f"queries-{args.queries}.json"
     if not (folder / "peers.chaja").is_file() or not queries_file.is_file():
         print(f"no store at {folder} (or no {queries_file.name}): run bench_peers.py --size {args.size} first",
