@@ -73,6 +73,3 @@ class Fts5Reference:
         finally:
             db.close()
         return {cid: set(f"{a} {b} {c}".split()) for cid, a, b, c in rows}
-
-    def close(self) -> None:
-        pass

@@ -25,7 +25,7 @@ def stores(tmp_path):
     path = tmp_path / "s.chaja"
     writer, reader, ref = SqliteStore(path), SqliteStore(path), Fts5Reference(path)
     yield path, writer, reader, ref
-    for s in (writer, reader, ref):
+    for s in (writer, reader):
         s.close()
 
 

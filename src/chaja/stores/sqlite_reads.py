@@ -133,7 +133,7 @@ class ChunkReads:
         """Which of ``terms`` each listed chunk holds: ``chunk_terms(ids)[c] & set(terms)``,
         from the postings when they can answer (no chunk text is read)."""
         tokens = self._tokens(terms)
-        if tokens is None or tokens != list(dict.fromkeys(terms)):
+        if tokens != list(dict.fromkeys(terms)):          # a term the postings hold as other tokens
             wanted = set(terms)
             return {c: t & wanted for c, t in self.chunk_terms(ids).items()}
         rowid_of = self._rowids_of(ids)

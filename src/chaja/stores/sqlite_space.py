@@ -42,21 +42,18 @@ def reclaim(db: sqlite3.Connection, *, rewrite: bool = False, moved: int = 0) ->
     if moved >= large or (rewrite and free and free >= ASKED_SHARE * total):
         db.execute("PRAGMA auto_vacuum=INCREMENTAL")     # (takes effect with the rewrite)
         db.execute("VACUUM")
-    elif free >= large and db.execute("PRAGMA auto_vacuum").fetchone()[0] == 2:
-        # executescript steps the pragma to its end (one execute() step frees one page);
-        # it runs as its own transaction, waiting for the write lock as any write does
-        db.executescript("PRAGMA incremental_vacuum;")
-    else:
-        return 0
-    return total - free_bytes(db)[1]
+        return total - free_bytes(db)[1]
+    return give_back_incrementally(db) if free >= large else 0
 
 
 def give_back_incrementally(db: sqlite3.Connection) -> int:
     """Give back every free page of a store made with incremental vacuuming (one made by
-    chaja), however few, without rewriting the file (none given back otherwise): after a
-    migration dropped a table; the bytes given back."""
+    chaja), however few, without rewriting the file (none given back otherwise; also after
+    a migration dropped a table); the bytes given back."""
     if db.execute("PRAGMA auto_vacuum").fetchone()[0] != 2 or not free_bytes(db)[0]:
         return 0
     before = free_bytes(db)[1]
+    # executescript steps the pragma to its end (one execute() step frees one page);
+    # it runs as its own transaction, waiting for the write lock as any write does
     db.executescript("PRAGMA incremental_vacuum;")
     return before - free_bytes(db)[1]
