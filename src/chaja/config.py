@@ -81,6 +81,7 @@ class SearchConfig:
     language_softness: float = 0.25     # ... and its tau
     keyword_neutral_depth: int = 5      # calibrated fusion: other-language chunks get the mean keyword value of this many own-language ones nearest them in vector evidence (0 = off)
     keyword_neutral_best: float = 1.0   # calibrated fusion: that neutral value leans on the best own-language keyword value by this times 1 − g(q) (0–1)
+    keyword_floor: float = 0.5          # calibrated fusion: the keyword list keeps at least this share of its weight whatever g(q); other languages still take the neutral value (0–1)
     background_prior: float = 500.0     # calibrated fusion: vectors of the encoder's shipped background prior pooled with the store's own statistics (chaja.search.background_prior; 0 = the store's alone)
     keyword_hold: float = 1.0           # calibrated fusion: g(q) is held up to this for a Korean question naming Latin-script terms whose best keyword hit is a Korean chunk holding them (chaja.search.calibrated.held_share; 0 = off)
     translated_keyword: float = 4.0     # calibrated fusion: weight of the keyword list of the query's words translated into another language (chaja.search.lexicon; 0 = off)
@@ -136,7 +137,7 @@ REQUEST_SETTINGS = [
     "now", "chunk_cap", "language_projection", "heading_list", "aligned_list", "aligned_heading_list",
     "cross_language_keyword", "cross_language_vector", "list_weights", "calibrated_weights", "multipart",
     "translated_keyword", "translation_threshold", "feedback_weight", "feedback_depth", "feedback_limit",
-    "keyword_hold",
+    "keyword_hold", "keyword_floor",
     "min_probability",
 ]
 
@@ -279,7 +280,7 @@ BOUNDS = {
     "search.gate_depth": (1, 10_000), "search.gate_share": (0, 1), "search.title_weight": (0, None),
     "search.heading_weight": (0, None), "search.reserved_keyword_share": (0, 1), "search.chunk_cap": (0, None),
     "search.keyword_neutral_depth": (0, 10_000), "search.keyword_neutral_best": (0.0, 1.0),
-    "search.keyword_hold": (0.0, 1.0), "search.min_probability": (0.0, 1.0),
+    "search.keyword_hold": (0.0, 1.0), "search.keyword_floor": (0.0, 1.0), "search.min_probability": (0.0, 1.0),
     "search.relevance_gap": (0.0, None),
     "search.background_prior": (0.0, None),
     "search.translated_keyword": (0.0, None), "search.translation_threshold": (-1.0, 1.0),

@@ -197,3 +197,35 @@ def test_a_held_share_keeps_a_full_keyword_match_above_another_languages_page():
     assert g < 0.01 and order[0][0] == "en1"
     order, g = calibrated(z, keyword, shares, own_coverage=1.0, hold=1.0, **common)
     assert g == 1.0 and order[0][0] == "ko1"
+
+
+def test_the_keyword_floor_keeps_reordering_the_query_language_when_another_leads():
+    """An English page leads on vector evidence (g(q) ≈ 0). Without a floor the keyword list
+    falls silent and the Korean pages keep their vector order; with f = 0.5 the Korean page
+    that holds every term passes its Korean neighbour, m(q) = f + (1 − f)·g(q), while the
+    English page, which takes the best Korean keyword value as its neutral value, stays first."""
+    z = {"chunk": {"en-lead": 6.0, "ko-near": 3.0, "ko-match": 2.6}}
+    keyword = [Hit("ko-match", 10.0), Hit("ko-near", 2.0)]
+    shares = {"ko-match": 1.0, "ko-near": 0.5}
+    lang = {"en-lead": "en", "ko-near": "ko", "ko-match": "ko"}
+    common = dict(weights={"chunk": 1.0}, keyword_weight=8.0, lang_of=lang, qlang="ko", d0=-1.0, tau=0.25,
+                  best_rank={"en-lead": 1, "ko-match": 1, "ko-near": 2}, neutral_depth=5)
+    silent, g = calibrated(z, keyword, shares, **common)
+    assert g < 1e-3
+    assert [c for c, _ in silent] == ["en-lead", "ko-near", "ko-match"]
+    held, _ = calibrated(z, keyword, shares, keyword_floor=0.5, **common)
+    assert [c for c, _ in held] == ["en-lead", "ko-match", "ko-near"]
+    m = 0.5 + 0.5 * g
+    assert dict(held)["ko-match"] == pytest.approx(2.6 + 8.0 * m * 1.0)
+    assert dict(held)["en-lead"] == pytest.approx(6.0 + 8.0 * m * 1.0, rel=1e-3)   # its neutral value: the best K
+
+
+def test_the_keyword_floor_changes_nothing_on_a_store_of_one_language():
+    """g(q) = 1 where every candidate is in the query's language, so m(q) = 1 whatever f:
+    KorQuAD, SciFact and any one-language store rank as before."""
+    z = {"chunk": {"a": 3.0, "b": 2.5, "c": 1.0}}
+    keyword = [Hit("c", 8.0), Hit("b", 4.0)]
+    common = dict(weights={"chunk": 1.0}, keyword_weight=8.0, lang_of={"a": "ko", "b": "ko", "c": "ko"},
+                  qlang="ko", d0=-1.0, tau=0.25, best_rank={"a": 1, "b": 2, "c": 1})
+    runs = [calibrated(z, keyword, {"b": 0.5, "c": 1.0}, keyword_floor=f, **common) for f in (0.0, 0.5, 1.0)]
+    assert runs[0] == runs[1] == runs[2]

@@ -19,7 +19,7 @@ language for the keyword list) 0 from that list. Calibrated fusion instead:
    holding them all 1), weighed per query by how much the query's own language
    is where the answer is:
 
-       score(c) = V(c) + w_K · g(q) · K(c),
+       score(c) = V(c) + w_K · m(q) · K(c),   m(q) = f + (1 − f) · g(q),
        g(q) = 1 − σ((max_{c ∉ L(q)} V(c) − max_{c ∈ L(q)} V(c) − d₀) / τ),
 
    with L(q) the candidates in the query's language and σ the logistic function.
@@ -39,7 +39,11 @@ language for the keyword list) 0 from that list. Calibrated fusion instead:
    the best as g(q) falls (:func:`neutral_for_other_languages` with a = w_n · (1 − g(q))), so
    missing is neutral there too: where the query's language clearly leads, the
    keyword list reorders it freely; where the other language is close, it
-   cannot lift the query's language past it.
+   cannot lift the query's language past it. The floor f (``search.keyword_floor``)
+   keeps the keyword list reordering the query's language when another language
+   leads: as g(q) falls, the other language's chunks take the best keyword value
+   of the query's language as their neutral value, so the floor decides among the
+   query's language's chunks, not between the languages.
 
 A query's content words translated into another language L (:mod:`chaja.search.lexicon`)
 search L's chunks as one more keyword list; its chunks get
@@ -53,7 +57,7 @@ language, the one the native keyword list cannot give; it never touches a chunk 
 query's language, and it fades where the query's language leads with a chunk that holds
 the query's terms (g(q)·K* near 1), so a translated match does not overrule an exact one.
 
-The weights w_f, w_K, w_T, w_n, d₀ and τ are the only parameters; their defaults were fit on
+The weights w_f, w_K, w_T, w_n, the floor f, d₀ and τ are the only parameters; their defaults were fit on
 the dev split of the natural-question sets and KorQuAD's dev half
 (docs/crosslingual.md). Ties keep the best single rank, then the chunk id.
 """
@@ -199,13 +203,16 @@ def calibrated_evidence(candidates: Sequence[str], z: Mapping[str, np.ndarray], 
 
 
 def calibrated_scores(ev: Evidence, own: np.ndarray, *, keyword_weight: float, neutral_depth: int = 5,
-                      neutral_best_share: float = 1.0, borrowed: np.ndarray | None = None) -> np.ndarray:
-    """``V(c) + w_K · g(q) · K(c)`` (K with the neutral value for other languages) plus the
-    translated lists' addition. ``borrowed``: evidence the other languages' candidates borrow
+                      neutral_best_share: float = 1.0, borrowed: np.ndarray | None = None,
+                      keyword_floor: float = 0.0) -> np.ndarray:
+    """``V(c) + w_K · m(q) · K(c)`` (K with the neutral value for other languages) plus the
+    translated lists' addition, ``m(q) = f + (1 − f) · g(q)``, f = ``keyword_floor``.
+    ``borrowed``: evidence the other languages' candidates borrow
     (:mod:`chaja.search.feedback`), counted in their standing for the neutral value only."""
     standing = ev.vector if borrowed is None else ev.vector + borrowed
     kv = neutral_for_other_languages(ev.keyword, standing, own, neutral_depth, neutral_best_share * (1.0 - ev.g))
-    return ev.vector + keyword_weight * ev.g * kv + ev.translated
+    m = keyword_floor + (1.0 - keyword_floor) * ev.g
+    return ev.vector + keyword_weight * m * kv + ev.translated
 
 
 def fused_order(candidates: Sequence[str], scores: np.ndarray, ranks: np.ndarray) -> list[tuple[str, float]]:
@@ -221,7 +228,7 @@ def calibrated_arrays(candidates: Sequence[str], z: Mapping[str, np.ndarray], ow
                       best_rank: Mapping[str, int], neutral_depth: int = 5, neutral_best_share: float = 1.0,
                       translated: Mapping[str, float] | None = None,
                       translated_weight: float = 0.0, own_coverage: float = 0.0, hold: float = 0.0,
-                      hold_floor: float = 0.5) -> tuple[list[tuple[str, float]], float]:
+                      hold_floor: float = 0.5, keyword_floor: float = 0.0) -> tuple[list[tuple[str, float]], float]:
     """Fused (chunk id, score) best first, and g(q), the keyword list's share for this query.
     ``candidates`` sorted by id; ``z``: field → z-scores aligned with them (NaN: no vector);
     ``own``: which of them are in the query's language; ``also``: further keyword-like
@@ -229,12 +236,13 @@ def calibrated_arrays(candidates: Sequence[str], z: Mapping[str, np.ndarray], ow
     the translated keyword lists, added with ``translated_weight`` to chunks outside the
     query's language; ``own_coverage``: the largest share of the query's terms one of
     the keyword list's best chunks in the query's language holds, which holds g(q) up to
-    ``hold`` (:func:`held_share`). Ties keep the best single rank, then the id."""
+    ``hold`` (:func:`held_share`); ``keyword_floor``: f of m(q). Ties keep the best single
+    rank, then the id."""
     ev = calibrated_evidence(candidates, z, own, keyword, shares, also=also, weights=weights, d0=d0, tau=tau,
                              translated=translated, translated_weight=translated_weight,
                              own_coverage=own_coverage, hold=hold, hold_floor=hold_floor)
     scores = calibrated_scores(ev, own, keyword_weight=keyword_weight, neutral_depth=neutral_depth,
-                               neutral_best_share=neutral_best_share)
+                               neutral_best_share=neutral_best_share, keyword_floor=keyword_floor)
     return fused_order(candidates, scores, np.array([best_rank[c] for c in candidates])), ev.g
 
 

@@ -95,7 +95,8 @@ def calibrated_fusion(s: Searcher, lists: dict[str, list[Hit]], queries: dict[st
                              translated_weight=cfg.translated_keyword, own_coverage=own_coverage,
                              hold=cfg.keyword_hold, hold_floor=cfg.gate_share)
     fusion = {"keyword_weight": cfg.calibrated_weights.get("keyword", 1.0),
-              "neutral_depth": cfg.keyword_neutral_depth, "neutral_best_share": cfg.keyword_neutral_best}
+              "neutral_depth": cfg.keyword_neutral_depth, "neutral_best_share": cfg.keyword_neutral_best,
+              "keyword_floor": cfg.keyword_floor}
     scores = calibrated_scores(ev, own, **fusion)
     rank_of = np.array([best[c] for c in candidates])
     if not (cfg.feedback_weight > 0 and ev.g > 0 and own.any() and not own.all()):
