@@ -38,8 +38,9 @@ def read_pool(sources: list[Path]) -> list[dict]:
             item = {"id": f"{src.stem}:{row[0]}", "title": row[1], "heading": json.loads(row[2]), "text": row[3],
                     "lang": row[4] or "", "terms": (row[9], row[10], row[11])}
             for name, blob in zip(FIELDS, row[5:9]):
-                dim = dims["aligned_dim" if name.startswith("aligned") else "dim"]
-                # an empty blob: the vector is in the field's file (read below)
+                # an empty blob: the vector is in the field's file (read below); a store of one
+                # language holds no aligned vectors (and no aligned_dim)
+                dim = dims.get("aligned_dim" if name.startswith("aligned") else "dim")
                 item[name] = None if blob is None else np.frombuffer(blob, np.float32).reshape(dim) if blob else ""
             pool.append(item)
         db.close()
