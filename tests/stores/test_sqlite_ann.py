@@ -480,3 +480,91 @@ def test_removing_a_group_member_builds_the_graph_anew(tmp_path, groups_from_any
         assert "graph chunk (799 vectors)" in steps
         gone = f"{doc}#0"
         assert not any(h.chunk_id == gone for q in near_copies(200, 3, 26)[:50] for h in s.vector(q, 10))
+
+
+def _filtered_exact(store: SqliteStore, q: np.ndarray, n: int, passes) -> list[str]:
+    mat, ids, _ = store._vectors("chunk")
+    keep = np.array([passes(c) for c in ids])
+    scores = np.where(keep, np.asarray(mat) @ q, -np.inf)
+    return [ids[i] for i in np.lexsort((np.arange(len(ids)), -scores))[:n] if keep[i]]
+
+
+def test_a_filter_passing_many_rows_walks_the_graph_and_keeps_its_passing_candidates(store, monkeypatch):
+    """doc_id_prefix "d1" passes 1,111 of 3,000 rows; with a walk candidate priced as one
+    scored row the search walks the graph (no row is scored outside the walk) and finds
+    what scoring the passing rows finds, each with its exact score."""
+    from chaja.filters import Filters
+    from chaja.stores import sqlite_search
+
+    monkeypatch.setattr(sqlite_search, "ROWS_PER_WALK_CANDIDATE", 1)
+    scored_rows = []
+    exact_scan = sqlite_search._exact
+    monkeypatch.setattr(sqlite_search, "_exact", lambda *a: scored_rows.append(a) or exact_scan(*a))
+    where = Filters(doc_id_prefix="d1")
+    recall = []
+    for q in clustered(30, 7):
+        got = store.vector(q, 10, where=where)
+        want = _filtered_exact(store, q, 10, lambda c: c.startswith("d1"))
+        assert all(h.chunk_id.startswith("d1") for h in got) and len(got) == 10
+        recall.append(len({h.chunk_id for h in got} & set(want)) / 10)
+        assert [h.score for h in got] == sorted((h.score for h in got), reverse=True)
+    assert scored_rows == []                     # every search was answered by its walk
+    assert np.mean(recall) >= 0.95
+
+
+def test_a_walk_that_holds_too_few_passing_rows_scores_the_passing_rows_instead(store):
+    """The 40 rows farthest from the query pass: the walk's candidates hold none of them,
+    so the passing rows are scored, and the answer is exact."""
+    from chaja.stores import sqlite_search
+
+    q = clustered(1, 9)[0]
+    mat, ids, langs = store._vectors("chunk")
+    rowids = store._matrix_rowids["chunk"]
+    far = np.argsort(np.asarray(mat) @ q)[:40]
+    allow = np.sort(rowids[far])
+    got = sqlite_search._filtered_walk(store._graph("chunk"), q, 10, mat, ids, langs, rowids,
+                                       np.zeros(0, np.int64), allow, 256)
+    want = _filtered_exact(store, q, 10, lambda c: c in {ids[i] for i in far})
+    assert [h.chunk_id for h in got] == want
+
+
+def test_a_filtered_search_walks_only_where_the_walk_costs_less_than_the_passing_rows(store):
+    from chaja.stores.sqlite_search import ROWS_PER_WALK_CANDIDATE, WALK_MARGIN, walk_width
+
+    graph = store._graph("chunk")
+    base = graph.candidates(60)
+    rows = 1_000_000
+    assert walk_width(graph, 60, 240, rows) is None                        # no more than 4n pass
+    assert walk_width(graph, 60, 10_000, rows) is None                     # scoring 10,000 rows is cheaper
+    wide = walk_width(graph, 60, 194_600, rows)                            # lang=ko at a million
+    assert wide == max(base, int(np.ceil(WALK_MARGIN * 60 * rows / 194_600)))
+    assert wide * ROWS_PER_WALK_CANDIDATE < 194_600
+    assert walk_width(graph, 60, 300_000, rows) < wide                     # a larger share asks for fewer
+    assert walk_width(graph, 60, 111_100, rows) is None                    # 11%: scoring the rows is cheaper
+
+
+def test_a_filtered_walk_reads_the_groups_of_nodes_that_do_not_pass(tmp_path, groups_from_any_size, monkeypatch):
+    """Near-copies: most rows are group members. A filter that passes the copies and not the
+    source rows (the graph's nodes, mostly) still finds the best passing copies."""
+    from chaja.filters import Filters
+    from chaja.stores import sqlite_search
+
+    monkeypatch.setattr(sqlite_search, "ROWS_PER_WALK_CANDIDATE", 1)
+    scored_rows = []
+    exact_scan = sqlite_search._exact
+    monkeypatch.setattr(sqlite_search, "_exact", lambda *a: scored_rows.append(a) or exact_scan(*a))
+    with SqliteStore(tmp_path / "copies.chaja", ann_threshold=500) as s:
+        s.put_documents(docs(near_copies(400, 5, 21), prefix="d"))
+        assert s.compact(force=True)
+        # d0 … d399 are the sources (the nodes, mostly); the copies are d400 … d2399: "d1" passes
+        # 1,000 copies (d1000 … d1999) and 111 sources, so 289 of the 400 nodes do not pass
+        where = Filters(doc_id_prefix="d1")
+        passes = lambda c: c.startswith("d1")
+        recall = []
+        for q in clustered(30, 24):
+            got = s.vector(q, 10, where=where)
+            assert len(got) == 10 and all(passes(h.chunk_id) for h in got)
+            want = _filtered_exact(s, q, 10, passes)
+            recall.append(len({h.chunk_id for h in got} & set(want)) / 10)
+        assert len(scored_rows) < 30                 # most searches were answered by their walks
+        assert np.mean(recall) >= 0.9

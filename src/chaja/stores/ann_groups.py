@@ -156,12 +156,15 @@ class Groups:
 
 
 def read(groups: Groups, nodes: np.ndarray, scores: np.ndarray, top: int, margin: float | None, rows: int,
-         score: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+         score: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
+         counted: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``score(keys)`` (rows, scores) of the members of the groups of ``nodes`` (best first by
     their exact ``scores``), :data:`STEP` nodes at a time, until ``rows`` members or a node
     scoring below the ``top``-th best score found so far less ``margin``: a member scores at
-    most ``margin`` above its node, so no later group can reach the top ``top``."""
-    found = np.asarray(scores, np.float32)
+    most ``margin`` above its node, so no later group can reach the top ``top``. ``counted``:
+    the nodes whose scores count as found (a filtered search: those that pass; ``score``
+    then gives the passing members only); all of them when None."""
+    found = np.asarray(scores if counted is None else scores[counted], np.float32)
     got_rows, got_scores = [], []
     taken = 0
     for at in range(0, nodes.size, STEP):

@@ -280,15 +280,18 @@ class Graph:
         return np.asarray(self.index.search(query, n).keys, dtype=np.int64)
 
     def members(self, nodes: np.ndarray, scores: np.ndarray, top: int, query_norm: float,
-                score: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+                score: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
+                counted: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """What ``score`` gives for the group members that may reach the top ``top`` after a
         walk found ``nodes`` (best first by their exact ``scores``): at most
         :attr:`rows_per_node` rows for each node, read while a node scores within
-        ``margin · |q|`` of the ``top``-th row found so far (:func:`~chaja.stores.ann_groups.read`)."""
+        ``margin · |q|`` of the ``top``-th row found so far (:func:`~chaja.stores.ann_groups.read`;
+        ``counted``: which nodes count as found, for a filtered search)."""
         if self.groups is None or not nodes.size:
             return score(nodes[:0])
         margin = None if self.margin is None else self.margin * query_norm
-        return ann_groups.read(self.groups, nodes, scores, top, margin, self.rows_per_node * nodes.size, score)
+        return ann_groups.read(self.groups, nodes, scores, top, margin, self.rows_per_node * nodes.size, score,
+                               counted)
 
 
 def load(store_path: Path, field: str, meta: str | None, base_seq: int) -> Graph | None:
