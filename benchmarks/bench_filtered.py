@@ -3,6 +3,7 @@ search unfiltered.
 
     python benchmarks/bench_peers.py --size 100000       # builds runs/peers/100000/chaja
     python benchmarks/bench_filtered.py --size 100000
+    python benchmarks/bench_filtered.py --size 1000000 --filters none,lang=ko --tag half   # some filters
 
 A filtered vector search scores the rows that pass, or, where a wider walk of the field's
 graph costs less (``sqlite_search.walk_width``: a filter passing many rows of a large
@@ -52,10 +53,20 @@ def main() -> int:
     ap.add_argument("--size", type=int, default=100_000)
     ap.add_argument("--work", type=Path, default=REPO / "runs" / "peers")
     ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--filters", default=",".join(FILTERS),
+                    help=f"which filters to time (comma-separated, of {', '.join(FILTERS)})")
+    ap.add_argument("--tag", default="", help="results go to filtered-<size>-<tag>.json and .md")
     ap.add_argument("--sources", nargs="+", type=Path, help="the source stores the peers corpus was made from "
                     "(default: those the build recorded, else bench_peers.py's defaults); other sources make "
                     "another corpus, and the recall reference wrong")
     args = ap.parse_args()
+    chosen = [f for f in args.filters.split(",") if f]
+    unknown = [f for f in chosen if f not in FILTERS]
+    if unknown or not chosen:
+        print(f"unknown filters {unknown}: choose from {', '.join(FILTERS)}", file=sys.stderr)
+        return 2
+    for name in [f for f in FILTERS if f not in chosen]:
+        del FILTERS[name]
     folder = args.work / str(args.size) / "chaja"
     if args.sources is None:
         record = args.work / str(args.size) / "chaja.build.json"
@@ -130,7 +141,8 @@ def main() -> int:
                 times[name][f"hybrid {mode}"].append(hybrid(q, where, mode))
     use("default")
     report = {"machine": describe(), "size": args.size, "queries": len(queries), "n": N,
-              "score_every_row_above": default_every, "rows_per_walk_candidate": default_price, "filters": {}}
+              "score_every_row_above": default_every, "rows_per_walk_candidate": default_price,
+              "walk_margin": sqlite_search.WALK_MARGIN, "walk_head": sqlite_search.WALK_HEAD, "filters": {}}
     for name in FILTERS:
         entry = {"share": float(passing[name].mean()),
                  **{f"recall@10 {m}": statistics.mean(v) for m, v in recall[name].items() if v}}
@@ -139,7 +151,7 @@ def main() -> int:
                 ms = [1000 * v for v in values]
                 entry[what] = {"p50_ms": statistics.median(ms), "p95_ms": pct(ms, 0.95)}
         report["filters"][name] = entry
-    none = report["filters"]["none"]
+    none = report["filters"].get("none")
 
     def cell(e, what):
         t = e.get(what)
@@ -160,10 +172,11 @@ def main() -> int:
                      + (f"{scored:.3f} / " if scored is not None else "— / ") + f"{e['recall@10 default']:.3f} | "
                      + " | ".join(cell(e, f"vector {m}") for m in modes) + " | "
                      + cell(e, "hybrid passing rows") + " | " + cell(e, "hybrid default") + " |")
-    lines += ["", (f"Unfiltered, the vector list walks the graph ({none['vector default']['p50_ms']:.2f} ms, "
-                   f"recall@10 {none['recall@10 default']:.3f}); a filtered one scores the rows that pass, or walks "
-                   f"the graph where that costs less.")]
-    write_results(f"filtered-{args.size}", report, "\n".join(lines) + "\n")
+    if none is not None:
+        lines += ["", (f"Unfiltered, the vector list walks the graph ({none['vector default']['p50_ms']:.2f} ms, "
+                       f"recall@10 {none['recall@10 default']:.3f}); a filtered one scores the rows that pass, or "
+                       f"walks the graph where that costs less.")]
+    write_results(f"filtered-{args.size}" + (f"-{args.tag}" if args.tag else ""), report, "\n".join(lines) + "\n")
     return 0
 
 
