@@ -65,8 +65,7 @@ def main() -> int:
     if unknown or not chosen:
         print(f"unknown filters {unknown}: choose from {', '.join(FILTERS)}", file=sys.stderr)
         return 2
-    for name in [f for f in FILTERS if f not in chosen]:
-        del FILTERS[name]
+    wanted = {name: f for name, f in FILTERS.items() if name in chosen}     # in FILTERS' order
     folder = args.work / str(args.size) / "chaja"
     if args.sources is None:
         record = args.work / str(args.size) / "chaja.build.json"
@@ -95,8 +94,8 @@ def main() -> int:
     ids = np.array([f"c{i}" for i in range(args.size)])
     passing = {name: np.ones(args.size, dtype=bool) if f is None else
                (langs == f["lang"]) if "lang" in f else np.char.startswith(ids, f["doc_id_prefix"])
-               for name, f in FILTERS.items()}
-    filters = {name: None if f is None else Filters(**f) for name, f in FILTERS.items()}
+               for name, f in wanted.items()}
+    filters = {name: None if f is None else Filters(**f) for name, f in wanted.items()}
 
     default_every, default_price = sqlite_search.SCORE_EVERY_ROW_ABOVE, sqlite_search.ROWS_PER_WALK_CANDIDATE
     #: how each filtered vector list is searched: (SCORE_EVERY_ROW_ABOVE, ROWS_PER_WALK_CANDIDATE)
@@ -120,14 +119,14 @@ def main() -> int:
         return time.perf_counter() - t
 
     for q in queries:                                  # warm-up: pages in, lexicon read, allowed rows cached
-        for name in FILTERS:
+        for name in wanted:
             vector(q, filters[name], "default")
             hybrid(q, filters[name], "default")
     times: dict[str, dict[str, list[float]]] = {name: {f"vector {m}": [] for m in modes} | {
-        "hybrid passing rows": [], "hybrid default": []} for name in FILTERS}
-    recall: dict[str, dict[str, list[float]]] = {name: {"passing rows": [], "default": []} for name in FILTERS}
+        "hybrid passing rows": [], "hybrid default": []} for name in wanted}
+    recall: dict[str, dict[str, list[float]]] = {name: {"passing rows": [], "default": []} for name in wanted}
     for i, q in enumerate(queries):
-        for name in (list(FILTERS)[i % len(FILTERS):] + list(FILTERS)[:i % len(FILTERS)]):
+        for name in (list(wanted)[i % len(wanted):] + list(wanted)[:i % len(wanted)]):
             where = filters[name]
             rows = np.flatnonzero(passing[name])
             exact = rows[np.argsort(-(floats[rows] @ np.asarray(q["vector"], np.float32)), kind="stable")[:K]]
@@ -143,7 +142,7 @@ def main() -> int:
     report = {"machine": describe(), "size": args.size, "queries": len(queries), "n": N,
               "score_every_row_above": default_every, "rows_per_walk_candidate": default_price,
               "walk_margin": sqlite_search.WALK_MARGIN, "walk_head": sqlite_search.WALK_HEAD, "filters": {}}
-    for name in FILTERS:
+    for name in wanted:
         entry = {"share": float(passing[name].mean()),
                  **{f"recall@10 {m}": statistics.mean(v) for m, v in recall[name].items() if v}}
         for what, values in times[name].items():

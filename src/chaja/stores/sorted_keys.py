@@ -9,3 +9,10 @@ def positions(sorted_keys: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np
     whether it is there."""
     pos = np.minimum(np.searchsorted(sorted_keys, keys), sorted_keys.size - 1)
     return pos, sorted_keys[pos] == keys
+
+
+def held_in(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Which of ``keys`` are in ``sorted_keys`` (ascending; may be empty)."""
+    if not sorted_keys.size:
+        return np.zeros(np.shape(keys), dtype=bool)
+    return positions(sorted_keys, keys)[1]

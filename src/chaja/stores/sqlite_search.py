@@ -7,7 +7,7 @@ walk of its HNSW graph with the rows written since rescored exactly
 gives, before the top ``n``: the passing rows are scored, or, where that costs more than
 a wider walk of the graph (a filter passing many rows of a large field,
 :func:`walk_width`), the graph is walked and its passing candidates kept, the passing
-rows scored after all when the walk holds fewer than ``n`` of them.
+rows scored after all when the best :data:`WALK_HEAD` of the walk holds fewer than ``n``.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from chaja.filters import Filters
 from chaja.stores import quantized, side_by_side, sqlite_ann, sqlite_vectors
 from chaja.stores.base import StoreError, allowed_rows
 from chaja.stores.bm25_segments import SegmentedBM25
-from chaja.stores.sorted_keys import positions
+from chaja.stores.sorted_keys import held_in, positions
 
 
 #: the share of a field's rows a filter must let pass for every row to be scored and the rest
@@ -107,8 +107,8 @@ def _approximate(graph: sqlite_ann.Graph, q: np.ndarray, n: int, mat: np.ndarray
     fewer than ``n`` of them."""
     basis = graph.basis
     part = basis @ q if basis.size else None
-    if allow is not None and touched.size:
-        touched = touched[positions(allow, touched)[1]] if allow.size else touched[:0]
+    if allow is not None:
+        touched = touched[held_in(allow, touched)]
     if part is not None and float(np.abs(part).max()) > 1e-4 * float(np.abs(q).max()):
         # a query with its language component, on a graph without it (sqlite_ann)
         walk, top = (q - basis.T @ part).astype(np.float32), sqlite_ann.RAW_QUERY_FACTOR * n
@@ -121,31 +121,28 @@ def _approximate(graph: sqlite_ann.Graph, q: np.ndarray, n: int, mat: np.ndarray
         if touched.size:
             keys = keys[~np.isin(keys, touched)]
         if allow is not None and only_passing:
-            keys = keys[passes(keys)]
+            keys = keys[held_in(allow, keys)]
         pos, hit = positions(rowids, keys)
         return pos[hit], quantized.row_scores(mat, q, pos[hit])
 
-    def passes(keys: np.ndarray) -> np.ndarray:
-        return positions(allow, keys)[1] if allow.size else np.zeros(keys.size, dtype=bool)
-
     # the walk's nodes, every one scored: a node that does not pass can lead to members that do
     rows, scores = scored(keys, only_passing=False)
-    best = np.argsort(-scores, kind="stable")
+    grouped = graph.groups is not None and rows.size > 0
+    best = np.argsort(-scores, kind="stable") if grouped or allow is not None else None
+    keep = None
     if allow is not None:
         # the passing rows are the best passing rows only where the walk is reliable: its
         # best WALK_HEAD (the tail of a walk's candidates is where it misses rows)
-        keep = passes(rowids[rows])
+        keep = held_in(allow, rowids[rows])
         if np.count_nonzero(keep[best[:max(n, int(best.size * WALK_HEAD))]]) < n:
             return None
-    if graph.groups is not None and rows.size:
-        nodes = rowids[rows[best]]
-        counted = None if allow is None else keep[best]
-        more, more_scores = graph.members(nodes, scores[best], top, float(np.linalg.norm(q)), scored, counted)
-        if allow is not None:
-            rows, scores = rows[keep], scores[keep]
-        rows, scores = np.concatenate([rows, more]), np.concatenate([scores, more_scores])
-    elif allow is not None:
+    if grouped:
+        more, more_scores = graph.members(rowids[rows[best]], scores[best], top, float(np.linalg.norm(q)), scored,
+                                          None if keep is None else keep[best])
+    if keep is not None:
         rows, scores = rows[keep], scores[keep]
+    if grouped:
+        rows, scores = np.concatenate([rows, more]), np.concatenate([scores, more_scores])
     if touched.size:
         pos, hit = positions(rowids, touched)
         rows = np.concatenate([rows, pos[hit]])
