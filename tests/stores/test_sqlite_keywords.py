@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from chaja.analysis import bigram_terms
-from chaja.stores import postings
+from chaja.stores import bm25_maxscore, postings
 from chaja.stores.sqlite import SCHEMA_VERSION, SqliteStore
 from fts5_reference import FTS5_LAYOUT, Fts5Reference
 from keyword_corpus import QUERIES, assert_same_lists, make
@@ -29,7 +29,12 @@ def stores(tmp_path):
         s.close()
 
 
-def test_scores_equal_fts5_through_adds_replacements_and_deletes(stores):
+@pytest.mark.parametrize("pruned", [False, True], ids=["every-row", "maxscore"])
+def test_scores_equal_fts5_through_adds_replacements_and_deletes(stores, monkeypatch, pruned):
+    # maxscore: every query's best rows found by MaxScore pruning (chaja.stores.bm25_maxscore),
+    # which a store this small would otherwise not use
+    if pruned:
+        monkeypatch.setattr(bm25_maxscore, "PRUNE_FROM", 0)
     path, writer, reader, ref = stores
     rng = random.Random(7)
     writer.put_documents([make(f"d{i}", rng) for i in range(40)])

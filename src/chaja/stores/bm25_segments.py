@@ -21,9 +21,9 @@ from collections.abc import Callable
 
 import numpy as np
 
+from chaja.stores import bm25_maxscore
+from chaja.stores.bm25_maxscore import B, K1, Term
 from chaja.stores.postings import Segment, fts_tokens, merge
-
-K1, B = 1.2, 0.75
 
 
 class SegmentedBM25:
@@ -151,25 +151,28 @@ class SegmentedBM25:
                field: str = "all", lang: str | None = None,
                allow: np.ndarray | None = None) -> list[tuple[int, float]]:
         """Best ``n`` (rowid, score) for the OR of ``tokens`` (already FTS5 tokens);
-        ``allow``: sorted rowids the result is kept to (a search filter)."""
+        ``allow``: sorted rowids the result is kept to (a search filter). Where the query's
+        postings are many, only the rows that can still reach the best ``n`` are scored
+        (:mod:`chaja.stores.bm25_maxscore`); the result is the same to the last bit."""
         if n <= 0 or self.n_rows == 0:
             return []
         title_only = field == "title"
         weights = np.array([title_weight, 0.0 if title_only else heading_weight, 0.0 if title_only else 1.0])
         # every posting kept scores above 0 when the weights it is read with are: a row's total then says it was hit
         positive = title_weight > 0 if title_only else bool((weights > 0).all())
-        found = self._row_totals(self._term_scores(tokens, weights, title_only), positive, lang)
+        terms = self.query_terms(tokens, title_only)
+        if bm25_maxscore.worth_pruning(terms, n, weights):
+            found = bm25_maxscore.best_rows(self, terms, n, weights, positive, lang, allow)
+        else:
+            found = self.full_totals(terms, weights, positive, lang)
         if found is None:
             return []
         return _top(*found, n, allow)
 
-    def _term_scores(self, tokens: list[str], weights: np.ndarray,
-                     title_only: bool) -> list[list[tuple[np.ndarray, np.ndarray]]]:
-        """Per segment, (local rows, score) of each query token's live postings: the token's
-        IDF times its BM25 term weight, in query-token order."""
-        avgdl = self.n_tokens / self.n_rows
-        norms = self._norms(avgdl)
-        per_seg: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in self.segments]
+    def query_terms(self, tokens: list[str], title_only: bool) -> list[Term]:
+        """The query tokens that some live row holds (in its title, ``title_only``), in
+        query order, each with its IDF and its live postings."""
+        terms = []
         for token in tokens:
             if not token:
                 continue
@@ -178,13 +181,25 @@ class SegmentedBM25:
             if not df:
                 continue
             idf = math.log((self.n_rows - df + 0.5) / (df + 0.5))
-            if idf <= 0.0:
-                idf = 1e-6
-            for si, rows, tf in found:
-                f = tf[:, 0] * weights[0]     # column by column, as FTS5 sums them (no BLAS call: a
-                f += tf[:, 1] * weights[1]    # search runs this beside its graph walks, and BLAS's
-                f += tf[:, 2] * weights[2]    # threads would compete with them for the cores)
-                per_seg[si].append((rows, idf * ((f * (K1 + 1.0)) / (f + norms[si][rows]))))
+            terms.append(Term(idf if idf > 0.0 else 1e-6, found))
+        return terms
+
+    def norms(self) -> list[np.ndarray]:
+        """Per segment, BM25's length term of each row at the current mean length."""
+        return self._norms(self.n_tokens / self.n_rows)
+
+    def full_totals(self, terms: list[Term], weights: np.ndarray, positive: bool,
+                    lang: str | None) -> tuple[np.ndarray, np.ndarray] | None:
+        """(rowids, scores) of every row a query term hit (of ``lang``): every posting scored."""
+        return self._row_totals(self._term_scores(terms, weights), positive, lang)
+
+    def _term_scores(self, terms: list[Term], weights: np.ndarray) -> list[list[tuple[np.ndarray, np.ndarray]]]:
+        """Per segment, (local rows, score) of each query term's live postings, in query order."""
+        norms = self.norms()
+        per_seg: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in self.segments]
+        for term in terms:
+            for si, rows, tf in term.found:
+                per_seg[si].append((rows, term.scores(tf, weights, norms[si][rows])))
         return per_seg
 
     def _live_postings(self, token: str, title_only: bool) -> list[tuple[int, np.ndarray, np.ndarray]]:
