@@ -6,8 +6,10 @@
 On each store bench_peers builds (opened as it serves them: query vectors given), every
 question is searched once as a hybrid search and each keyword list it asks for (the
 question's own and its translated one) is recorded with its arguments. Then, ``--rounds``
-times, each recorded keyword list runs twice, with every hit row scored
-(:data:`chaja.stores.bm25_maxscore.PRUNE_FROM` out of reach) and pruned (the default),
+times, each recorded keyword list runs twice: every hit row scored and summed by
+``bincount`` into an array the size of the segment, as before pruning
+(:data:`chaja.stores.bm25_maxscore.PRUNE_FROM` out of reach, :data:`chaja.stores.bm25_segments.SPARSE` 0),
+and as by default (pruned, and few postings summed in a lent array),
 in an order that alternates: per call the two times, their ratio and whether the two
 results are the same (rowids, scores to the last bit, order). Then whole hybrid searches,
 the two ways alternating question by question. Reported: medians, p90/p95 and the median
@@ -45,10 +47,14 @@ def summary(full: list[float], pruned: list[float], q: float) -> dict:
 
 
 def measure(folder: Path, queries: list[dict], rounds: int) -> dict:
-    from chaja.stores import bm25_maxscore
+    from chaja.stores import bm25_maxscore, bm25_segments
     from chaja.stores.bm25_segments import SegmentedBM25
 
-    default = bm25_maxscore.PRUNE_FROM
+    default, sparse = bm25_maxscore.PRUNE_FROM, bm25_segments.SPARSE
+
+    def use(way: int) -> None:
+        bm25_maxscore.PRUNE_FROM = way
+        bm25_segments.SPARSE = 0 if way == EVERY_ROW else sparse
     system = peer_systems.Chaja(folder, queries)
     system.open()
     system.prepare()
@@ -70,7 +76,7 @@ def measure(folder: Path, queries: list[dict], rounds: int) -> dict:
         for i, (bm25, tokens, n, kw) in enumerate(calls):
             got = {}
             for way in ((EVERY_ROW, default) if (i + r) % 2 else (default, EVERY_ROW)):
-                bm25_maxscore.PRUNE_FROM = way
+                use(way)
                 t = time.perf_counter()
                 got[way] = bm25.search(tokens, n, **kw)
                 (full if way == EVERY_ROW else pruned).append(time.perf_counter() - t)
@@ -79,11 +85,11 @@ def measure(folder: Path, queries: list[dict], rounds: int) -> dict:
     for r in range(rounds):
         for i, q in enumerate(queries):
             for way in ((EVERY_ROW, default) if (i + r) % 2 else (default, EVERY_ROW)):
-                bm25_maxscore.PRUNE_FROM = way
+                use(way)
                 t = time.perf_counter()
                 system.hybrid(q, K)
                 (hybrid_full if way == EVERY_ROW else hybrid_pruned).append(time.perf_counter() - t)
-    bm25_maxscore.PRUNE_FROM = default
+    use(default)
     return {"chunks": system.store.stats().chunks, "keyword_calls": len(calls), "rounds": rounds,
             "same_results": same, "compared": len(full),
             "keyword_list": summary(full, pruned, 0.9), "hybrid": summary(hybrid_full, hybrid_pruned, 0.95)}

@@ -25,6 +25,10 @@ from chaja.stores import bm25_maxscore
 from chaja.stores.bm25_maxscore import B, K1, Term
 from chaja.stores.postings import Segment, fts_tokens, merge
 
+#: a segment with this many times more rows than a query's postings in it sums them in a
+#: lent per-row array (:func:`chaja.stores.bm25_maxscore.summed`) rather than by ``bincount``
+SPARSE = 8
+
 
 class SegmentedBM25:
     """Live segments (each with an alive mask) and their row and token totals."""
@@ -228,6 +232,13 @@ class SegmentedBM25:
             if not parts:
                 continue
             rows = np.concatenate([r for r, _ in parts])
+            if rows.size * SPARSE < seg.n_rows:
+                # few postings in a large segment: summed in a per-row array it lends, not in a
+                # fresh one the size of the segment (zeroed, its pages faulted in, then scanned)
+                ids, scores = bm25_maxscore.summed(seg, parts, positive, lang)
+                cand_ids.append(ids)
+                cand_scores.append(scores)
+                continue
             total = np.bincount(rows, np.concatenate([s for _, s in parts]), minlength=seg.n_rows)
             hit = np.flatnonzero(total > 0 if positive else np.bincount(rows, minlength=seg.n_rows))
             if lang is not None:
