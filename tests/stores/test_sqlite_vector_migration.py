@@ -6,6 +6,7 @@ given is still there, once."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import sqlite3
 import tarfile
 from pathlib import Path
@@ -96,11 +97,17 @@ def test_writes_after_the_move_join_the_files_at_the_next_compaction(old_store):
         store.compact(force=True)
         store.put_documents([made.document(i) for i in range(2000, 2010)])
         store.delete_document("d3")
-        assert in_rows(old_store, "vector") == 10
+        # (new rows keep their vectors in the field's spool, not in their rows: sqlite_spool)
+        assert in_rows(old_store, "vector") == 0 and store.get_meta("spool.chunk")
         q = made.vectors_of(2004)[0]
         assert store.vector(q, 1)[0].chunk_id == "d2004#0"
         assert store.compact(force=True)
-        assert in_rows(old_store, "vector") == 0
+        assert in_rows(old_store, "vector") == 0 and store.get_meta("spool.chunk") is None
+        # the chunk spool folded into its file and removed; fields too small for a file keep theirs
+        recorded = {json.loads(store.get_meta(f"spool.{f}"))["file"] for f in VECTOR_FIELDS
+                    if store.get_meta(f"spool.{f}")}
+        assert {p.name for p in old_store.parent.glob("old.chaja-*.spool")} == recorded
+        assert not any(name.startswith("old.chaja-chunk.") for name in recorded)
         ids = set(store._vectors("chunk")[1])
         assert {f"d{i}#0" for i in range(2000, 2010)} <= ids and "d3#0" not in ids
         assert store.vector(q, 1)[0].chunk_id == "d2004#0"

@@ -223,26 +223,26 @@ def test_a_compaction_writes_the_matrices_it_holds_as_the_rows_would(tmp_path, m
     s.close()
 
 
-def _rows_by_sql(store: SqliteStore, column: str):
-    """A column's non-null vectors read straight from SQL, one row at a time: the reference."""
-    rows = store._db.execute(f"SELECT rowid, id, lang, {column} FROM chunks WHERE {column} IS NOT NULL"
-                             " ORDER BY rowid").fetchall()
-    mat = np.array([np.frombuffer(r[3], np.float32) for r in rows]).reshape(len(rows), DIM)
-    return mat, [r[1] for r in rows], [r[2] or "" for r in rows], [r[0] for r in rows]
-
-
 def test_one_pass_reads_each_field_as_its_rows_hold_it(tmp_path):
     """Several columns read in one pass (some rows without a section-name vector, one
-    document deleted) give each column exactly its own non-null rows, in rowid order."""
+    document deleted, some rows holding their vectors as blobs as a store written before
+    the spool does, the rest in the spool) give each column exactly its own non-null rows,
+    in rowid order."""
     with SqliteStore(tmp_path / "r.chaja") as s:
         s.put_documents(docs(300, 3))
         s.delete_document("d5")
+        want = given(s)
+        for field, column in (("chunk", "vector"), ("heading", "heading_vector")):
+            for cid, (v, _, rowid) in want[field].items():
+                if rowid % 7 == 0:
+                    s._db.execute(f"UPDATE chunks SET {column} = ? WHERE rowid = ?", (v.tobytes(), rowid))
         got = s._read_matrices({"vector": DIM, "heading_vector": DIM})
-        for column in ("vector", "heading_vector"):
+        for field, column in (("chunk", "vector"), ("heading", "heading_vector")):
             (mat, ids, langs), rowids = got[column]
-            want, want_ids, want_langs, want_rowids = _rows_by_sql(s, column)
-            assert np.array_equal(mat, want) and ids == want_ids
-            assert list(langs) == want_langs and rowids.tolist() == want_rowids
+            order = sorted(want[field], key=lambda c: want[field][c][2])
+            assert ids == order and rowids.tolist() == [want[field][c][2] for c in order]
+            assert np.array_equal(mat, np.array([want[field][c][0] for c in order]))
+            assert list(langs) == [want[field][c][1] for c in order]
         assert got["heading_vector"][0][0].shape[0] < got["vector"][0][0].shape[0]
 
 
@@ -282,10 +282,27 @@ def test_a_compaction_with_nothing_new_writes_no_vector_file_again(store):
     assert store._vectors("chunk")[0].shape[0] == 305
 
 
+def as_before_the_spool(s: SqliteStore, path) -> None:
+    """Every spooled vector written into its row's blob and the spools dropped: the rows as a
+    store written before schema 8 holds them (its new rows' vectors in the rows)."""
+    from chaja.stores import sqlite_spool
+
+    for field, column in VECTOR_FIELDS.items():
+        key = sqlite_spool.record_key(field)
+        spool = sqlite_spool.read(path, field, s.get_meta(key), s._dim(field))
+        rowids, vectors = spool.latest()
+        s._db.executemany(f"UPDATE chunks SET {column} = ? WHERE rowid = ?",
+                          [(np.asarray(v, np.float32).tobytes(), int(r)) for r, v in zip(rowids, vectors)])
+        if s.get_meta(key):
+            path.with_name(sqlite_spool.recorded_file(s.get_meta(key))).unlink()
+        s._db.execute("DELETE FROM meta WHERE key = ?", (key,))
+    s._spools.clear()
+
+
 @pytest.mark.parametrize("incremental", [True, False])
 def test_the_pages_the_vectors_leave_are_given_back(tmp_path, monkeypatch, incremental):
-    """A chunk's four vectors (7 KB) fill overflow pages; a compaction that moves that many
-    bytes into the files rewrites the store (rows that shrank leave their pages part empty),
+    """A chunk's four vectors (7 KB) fill overflow pages in a store written before the spool;
+    a compaction that moves that many bytes into the files rewrites the store (rows that shrank leave their pages part empty),
     with incremental vacuuming turned on where an older file lacked it."""
     from chaja.stores import sqlite_space
 
@@ -305,6 +322,7 @@ def test_the_pages_the_vectors_leave_are_given_back(tmp_path, monkeypatch, incre
                       [ChunkRecord(c, ["t"], ["절"], ["본문"], unit(384), unit(384), unit(512), unit(512))]))
     with SqliteStore(path) as s:
         s.put_documents(items)
+        as_before_the_spool(s, path)
         s._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         full = path.stat().st_size
         assert s.compact(force=True)

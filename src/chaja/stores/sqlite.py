@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from chaja.stores import sqlite_ann, sqlite_errors, sqlite_keywords
+from chaja.stores import sqlite_ann, sqlite_errors, sqlite_keywords, sqlite_spool
 from chaja.stores.base import StoreError
 from chaja.stores.one_view import OneViewReads
 from chaja.stores.sqlite_compaction import Compaction
@@ -88,6 +88,7 @@ class SqliteStore(SqliteConnection, DocumentWrites, CandidateSearch, ChunkReads,
         self._matrix_base: int | None = None   # the keyword file's log entry when the matrices were read
         self._allowed: dict[tuple, np.ndarray] = {}   # (filters, log seq) → sorted rowids that pass
         self._base_ids: dict[str, tuple] = {}   # field → (a file's mapped ids, those ids decoded)
+        self._spools: dict[str, tuple[str, sqlite_spool.Spool]] = {}   # field → (its record, its spool)
         self._vector_files_done: list[str] = []   # records of the vector files the running compaction wrote
         self._vector_bytes_moved = 0             # ... and the bytes of the blobs it emptied
         self._columns_to_empty: list[tuple[str, int | None]] = []   # ... (column, its previous file's entry)

@@ -7,8 +7,8 @@
 - every chunk has its keyword row (a ``chunk_terms`` rowid = chunk rowid) and no keyword row is
   left without a chunk;
 - every vector blob has the store's dimension (``dim`` for e5 fields, ``aligned_dim``
-  for the aligned ones), and every vector kept in its field's file (an empty blob) is
-  there.
+  for the aligned ones), and every vector kept beside the store (an empty blob) is in
+  its field's spool or file, both readable.
 
 Each fault is one line saying what and where; an empty list means whole.
 
@@ -23,9 +23,7 @@ import json
 import sqlite3
 from pathlib import Path
 
-import numpy as np
-
-from chaja.stores import sqlite_keywords, sqlite_vectors
+from chaja.stores import sqlite_keywords, sqlite_spool, sqlite_vectors
 from chaja.stores.sqlite_schema import VECTOR_FIELDS
 
 #: vector column → the meta key that gives its dimension
@@ -42,28 +40,46 @@ _MISCOUNTED = ("SELECT d.id, d.n_chunks, count(c.rowid), min(c.ordinal), max(c.o
 def _wrong_dimension(db, limit: int = -1):
     """(column, dimension, chunk id, document id, numbers held) of every vector blob whose
     size is not the store's dimension for its column (none before a dimension is known),
-    and of every row whose vector is in its field's file (an empty blob) where that file
-    cannot be read or lacks the row (numbers held: 0)."""
+    and of every row whose vector is kept beside the store (an empty blob) where neither
+    its field's spool nor its field's file holds the row, or the one that should cannot be
+    read (numbers held: 0)."""
     meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('dim', 'aligned_dim', 'store_id')"
-                           " OR key LIKE 'vectors.%'"))
+                           " OR key LIKE 'vectors.%' OR key LIKE 'spool.%'"))
     for field, column in VECTOR_FIELDS.items():
         dim = int(meta.get(_DIMS[column]) or 0)
         if not dim:
             continue
-        filed = meta.get(sqlite_vectors.record_key(field))
         for cid, doc_id, size in db.execute(
-                f"SELECT id, doc_id, length({column}) FROM chunks WHERE {column} IS NOT NULL"
-                f" AND length({column}) != ? {'AND length(' + column + ') > 0' if filed else ''} LIMIT ?",
-                (4 * dim, limit)).fetchall():
+                f"SELECT id, doc_id, length({column}) FROM chunks WHERE length({column}) > 0"
+                f" AND length({column}) != ? LIMIT ?", (4 * dim, limit)).fetchall():
             yield column, dim, cid, doc_id, size // 4
-        if filed:
-            yield from _missing_from_file(db, column, dim, field, filed, meta.get("store_id") or "", limit)
+        yield from _missing_beside(db, column, dim, field, meta, limit)
 
 
-def _unreadable_files(db) -> list[tuple[str, str, str]]:
-    """(field, column, why) of each recorded vector file that cannot be read as this
-    store's: its vectors are nowhere else."""
-    meta = dict(db.execute("SELECT key, value FROM meta WHERE key = 'store_id' OR key LIKE 'vectors.%'"))
+def _held_beside(db, field: str, dim: int, meta: dict) -> set[int]:
+    """The rowids whose ``field`` vector the field's file or spool holds (those it can read)."""
+    path = Path(db.execute("PRAGMA database_list").fetchone()[2])
+    held: set[int] = set()
+    record = meta.get(sqlite_vectors.record_key(field))
+    if record:
+        try:
+            held.update(sqlite_vectors.read_recorded(path, field, record, store_id=meta.get("store_id") or "")[3]
+                        .tolist())
+        except sqlite_vectors.MissingVectors:
+            pass
+    try:
+        held.update(sqlite_spool.read(path, field, meta.get(sqlite_spool.record_key(field)), dim).latest()[0]
+                    .tolist())
+    except sqlite_spool.MissingSpool:
+        pass
+    return held
+
+
+def _unreadable_files(db) -> list[tuple[str, str, str, str]]:
+    """(field, column, why, meta key) of each recorded vector file or spool that cannot be
+    read as this store's: its vectors are nowhere else."""
+    meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('dim', 'aligned_dim', 'store_id')"
+                           " OR key LIKE 'vectors.%' OR key LIKE 'spool.%'"))
     path = Path(db.execute("PRAGMA database_list").fetchone()[2])
     out = []
     for field, column in VECTOR_FIELDS.items():
@@ -72,19 +88,20 @@ def _unreadable_files(db) -> list[tuple[str, str, str]]:
             try:
                 sqlite_vectors.read_recorded(path, field, record, store_id=meta.get("store_id") or "")
             except sqlite_vectors.MissingVectors as exc:
-                out.append((field, column, str(exc)))
+                out.append((field, column, str(exc), sqlite_vectors.record_key(field)))
+        spool = meta.get(sqlite_spool.record_key(field))
+        if spool:
+            try:
+                sqlite_spool.read(path, field, spool, int(meta.get(_DIMS[column]) or 0))
+            except sqlite_spool.MissingSpool as exc:
+                out.append((field, column, str(exc), sqlite_spool.record_key(field)))
     return out
 
 
-def _missing_from_file(db, column: str, dim: int, field: str, record: str, store_id: str, limit: int):
-    """The rows whose ``column`` vector is in the field's recorded file but which the file
-    does not hold (every such row where the file cannot be read)."""
-    path = Path(db.execute("PRAGMA database_list").fetchone()[2])
-    try:
-        rowids = sqlite_vectors.read_recorded(path, field, record, store_id=store_id)[3]
-    except sqlite_vectors.MissingVectors:
-        rowids = np.zeros(0, np.int64)
-    held = set(rowids.tolist())
+def _missing_beside(db, column: str, dim: int, field: str, meta: dict, limit: int):
+    """The rows whose ``column`` vector is kept beside the store (an empty blob) but which
+    neither the field's spool nor its file holds."""
+    held = _held_beside(db, field, dim, meta)
     found = 0
     for rowid, cid, doc_id in db.execute(f"SELECT rowid, id, doc_id FROM chunks WHERE length({column}) = 0"):
         if rowid not in held:
@@ -114,11 +131,14 @@ def faults(db: sqlite3.Connection, known_schema: int, limit: int = 50) -> list[s
                                " WHERE c.rowid IS NULL LIMIT ?", (limit,)):
         out.append(f"keyword row {rowid}: no chunk")
     unreadable = _unreadable_files(db)
-    for field, column, why in unreadable:
-        (held,) = db.execute(f"SELECT count(*) FROM chunks WHERE length({column}) = 0").fetchone()
-        out.append(f"vectors: the {field} vectors of {held} chunks are kept in a file beside the store, and {why}"
+    meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('dim', 'aligned_dim', 'store_id')"
+                           " OR key LIKE 'vectors.%' OR key LIKE 'spool.%'"))
+    for field, column, why, _ in unreadable:
+        held = _held_beside(db, field, int(meta.get(_DIMS[column]) or 0), meta)
+        lost = sum(1 for (r,) in db.execute(f"SELECT rowid FROM chunks WHERE length({column}) = 0") if r not in held)
+        out.append(f"vectors: the {field} vectors of {lost} chunks are kept in a file beside the store, and {why}"
                    " (check --repair removes their documents; index them again)")
-    gone = {column for _, column, _ in unreadable}
+    gone = {column for _, column, _, _ in unreadable}
     for column, dim, cid, _, numbers in _wrong_dimension(db, limit):
         if column not in gone:         # (said once above, not once a chunk)
             out.append(f"chunk {cid!r}: {column} holds {numbers} numbers, the store's dimension is {dim}")
@@ -135,8 +155,8 @@ def repair(cur: sqlite3.Cursor, analyzer, delete_document) -> list[str]:
     for doc_id in sorted(broken):
         delete_document(cur, doc_id)
         done.append(f"removed document {doc_id!r} (damaged; index its file again)")
-    for field, column, why in _unreadable_files(cur):    # no chunk keeps a vector there now
-        cur.execute("DELETE FROM meta WHERE key = ?", (sqlite_vectors.record_key(field),))
+    for field, column, why, key in _unreadable_files(cur):    # no chunk keeps a vector there now
+        cur.execute("DELETE FROM meta WHERE key = ?", (key,))
         done.append(f"forgot the {field} vector file ({why})")
     orphans = cur.execute("SELECT c.rowid, c.id FROM chunks c LEFT JOIN documents d ON d.id = c.doc_id"
                           " WHERE d.id IS NULL").fetchall()

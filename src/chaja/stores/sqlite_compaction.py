@@ -12,7 +12,7 @@ import numpy as np
 
 from chaja.language_means import META_KEY as LANGUAGE_MEANS
 from chaja.language_means import project_rows_in_place, store_basis
-from chaja.stores import sqlite_ann, sqlite_errors, sqlite_space, sqlite_vectors
+from chaja.stores import sqlite_ann, sqlite_errors, sqlite_space, sqlite_spool, sqlite_vectors
 from chaja.stores.sqlite_schema import MOVE_VECTORS, VECTOR_FIELDS
 
 #: meta key: the form the store's vector files keep their vectors in
@@ -45,12 +45,14 @@ class Compaction:
         with self._lock, self._sentences():
             self._vector_files_done, self._vector_bytes_moved, self._columns_to_empty = [], 0, []
             before = {f: self.get_meta(sqlite_vectors.record_key(f)) for f in VECTOR_FIELDS}
+            spools = {f: sqlite_spool.recorded_file(self.get_meta(sqlite_spool.record_key(f))) for f in VECTOR_FIELDS}
             try:
                 done = self._keywords.compact(
                     force=force, also=vectors_and_graphs, progress=tell,
                     begin=lambda: sqlite_errors.begin_immediate(self._db, self.busy_timeout_s, self.path))
             finally:
                 self._remove_unrecorded(before)
+                self._remove_folded_spools(spools)
             if done:
                 try:
                     sqlite_space.reclaim(self._db, moved=self._vector_bytes_moved)
@@ -72,6 +74,13 @@ class Compaction:
         for field, value in now.items():
             if value:
                 sqlite_vectors.copy_path(self.path, field).unlink(missing_ok=True)
+
+    def _remove_folded_spools(self, before: dict[str, str | None]) -> None:
+        """After a compaction, committed or not: remove the spools the records named before
+        it and name no longer (folded into a vector file; :mod:`chaja.stores.sqlite_spool`)."""
+        for field, name in before.items():
+            if name and sqlite_spool.recorded_file(self.get_meta(sqlite_spool.record_key(field))) != name:
+                self.path.with_name(name).unlink(missing_ok=True)
 
     def _vectors_and_graphs(self, seq: int, tell: Callable[[str], None], *, graphs: bool,
                             full_graphs: bool) -> None:
@@ -122,6 +131,9 @@ class Compaction:
         # written since, else read from the rows
         kept = in_memory.pop(field, None) or self._mapped_matrix(field, column)
         (mat, ids, langs), rowids = kept or self._read_matrix(column, self._dim(field))
+        spool_key = sqlite_spool.record_key(field)
+        # (under the write lock: a spool no record names is one a crashed write left)
+        sqlite_spool.remove_unrecorded(self.path, field, sqlite_spool.recorded_file(self.get_meta(spool_key)))
         key = sqlite_vectors.record_key(field)
         value = self.get_meta(key)
         rec = None if value is None else json.loads(value)
@@ -143,6 +155,7 @@ class Compaction:
             self._vector_files_done.append(written)
             self._columns_to_empty.append((column, since))
             self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, written))
+            self._db.execute("DELETE FROM meta WHERE key = ?", (spool_key,))    # folded into the file
         return (mat, ids, langs), rowids, kept is not None
 
     def _field_graph(self, field: str, seq: int, mat: np.ndarray, rowids: np.ndarray, *, held: bool,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from chaja.language_means import META_KEY as LANGUAGE_MEANS, store_basis
-from chaja.stores import quantized, sqlite_ann, sqlite_vectors
+from chaja.stores import quantized, sqlite_ann, sqlite_spool, sqlite_vectors
 from chaja.stores.base import StoreError
 from chaja.stores.sorted_keys import positions
 from chaja.stores.sqlite_in import select_in
@@ -214,17 +214,56 @@ class CachedMatrices:
         got = sqlite_vectors.read_copy(self.path, field, seq=seq, store_id=self._keywords.store_id)
         return got if got is not None and got[0].shape[1:] == (self._dim(field),) else None
 
+    def _spool(self, field: str) -> sqlite_spool.Spool:
+        """The field's spool as of the store's snapshot (:mod:`chaja.stores.sqlite_spool`),
+        mapped once per record; :class:`StoreError` where the file the store names is
+        missing or short (its vectors are nowhere else)."""
+        for attempt in (0, 1):
+            value = self.get_meta(sqlite_spool.record_key(field)) or ""
+            held = self._spools.get(field)
+            if held is not None and held[0] == value:
+                return held[1]
+            try:
+                spool = sqlite_spool.read(self.path, field, value, self._dim(field))
+            except sqlite_spool.MissingSpool as exc:
+                if attempt == 0 and not self._db.in_transaction:
+                    continue        # a compaction in another process folded it just now: read the record again
+                raise StoreError(f"the {field} vectors of the latest writes to {self.path.name} are kept in a"
+                                 f" file beside it, and {exc}: restore the file, or run `chaja check --repair`"
+                                 " and index those documents again") from None
+            self._spools[field] = (value, spool)
+            return spool
+        raise AssertionError("unreachable")
+
+    def _row_vectors(self, field: str, rows: list[tuple]) -> tuple[list[tuple], np.ndarray, list[int]]:
+        """Of ``rows`` (rowid, id, lang, blob) with a vector in ``field``: those whose vector
+        is found, with their vectors (a blob, or the spool's record for an empty blob), and
+        the rowids of the empty blobs the spool does not hold (their vectors are in the
+        field's file)."""
+        dim = self._dim(field)
+        blobs = [r for r in rows if r[3]]
+        empty = [r for r in rows if not r[3]]
+        vectors = [np.frombuffer(b"".join(r[3] for r in blobs), np.float32).reshape(len(blobs), dim)]
+        if empty:
+            held, spooled = self._spool(field).find(np.asarray([r[0] for r in empty], np.int64))
+            vectors.append(np.asarray(spooled, np.float32))
+            blobs += [r for r, h in zip(empty, held.tolist()) if h]
+            filed = [r[0] for r, h in zip(empty, held.tolist()) if not h]
+        else:
+            filed = []
+        return blobs, np.concatenate(vectors) if len(vectors) > 1 else vectors[0], filed
+
     def _overlay(self, field: str, column: str, matrix: tuple, rowids: np.ndarray, touched: list[int]):
         """``matrix`` (matrix, ids, languages in ``rowids`` order) with the ``touched`` rows
-        taken out and those of them that still hold a ``column`` vector read back in."""
+        taken out and those of them that still hold a ``column`` vector read back in: from
+        their blob or the field's spool; a row whose vector is in the file stays as it was."""
         mat, ids, langs = matrix
-        dim = mat.shape[1]
-        rows = select_in(self._db, f"SELECT rowid, id, lang, {column} FROM chunks WHERE length({column}) > 0"
-                                   " AND rowid IN ({marks})", touched)
-        keep = ~np.isin(rowids, np.asarray(touched, np.int64))
+        found = select_in(self._db, f"SELECT rowid, id, lang, {column} FROM chunks WHERE {column} IS NOT NULL"
+                                    " AND rowid IN ({marks})", touched)
+        rows, added, filed = self._row_vectors(field, found)
+        gone = np.setdiff1d(np.asarray(touched, np.int64), np.asarray(filed, np.int64))
+        keep = ~np.isin(rowids, gone)
         new_rowids = np.asarray([r[0] for r in rows], np.int64)
-        added = (np.frombuffer(b"".join(r[3] for r in rows), np.float32).reshape(len(rows), dim)
-                 if rows else np.zeros((0, dim), np.float32))
         if keep.all() and (not rows or not rowids.size or new_rowids.min() > rowids[-1]):
             # only new rows, after every kept one (the common case: documents added)
             order = np.argsort(new_rowids, kind="stable")
@@ -265,28 +304,31 @@ class CachedMatrices:
         if own:
             self._db.execute("BEGIN")
         try:
-            counts = self._db.execute("SELECT " + ", ".join(f"COUNT(*) FILTER (WHERE length({c}) > 0)" for c in names)
-                                      + " FROM chunks").fetchone()
+            counts = self._db.execute("SELECT " + ", ".join(f"COUNT({c})" for c in names) + " FROM chunks").fetchone()
             mats = {c: np.empty((total, columns[c]), np.float32) for c, total in zip(names, counts)}
             ids: dict[str, list[str]] = {c: [] for c in names}
             langs: dict[str, list[str]] = {c: [] for c in names}
             rowids = {c: np.empty(total, np.int64) for c, total in zip(names, counts)}
             at = dict.fromkeys(names, 0)
-            cur = self._db.execute(f"SELECT id, lang, rowid, {', '.join(names)} FROM chunks"
-                                   f" WHERE {' OR '.join(f'length({c}) > 0' for c in names)} ORDER BY rowid")
+            field_of = {column: field for field, column in VECTOR_FIELDS.items()}
+            cur = self._db.execute(f"SELECT rowid, id, lang, {', '.join(names)} FROM chunks"
+                                   f" WHERE {' OR '.join(f'{c} IS NOT NULL' for c in names)} ORDER BY rowid")
             while batch := cur.fetchmany(4096):
                 for k, c in enumerate(names, start=3):
-                    rows = [r for r in batch if r[k]]      # (an empty blob: in the field's file)
+                    # (an empty blob: in the field's spool; in its file, which a field read here lacks)
+                    rows, vectors, _ = self._row_vectors(field_of[c], [(r[0], r[1], r[2], r[k]) for r in batch
+                                                                       if r[k] is not None])
                     if not rows:
                         continue
+                    order = np.argsort([r[0] for r in rows], kind="stable")
+                    rows = [rows[i] for i in order]
                     start, end = at[c], at[c] + len(rows)
-                    mats[c][start:end] = np.frombuffer(b"".join(r[k] for r in rows),
-                                                       dtype=np.float32).reshape(len(rows), columns[c])
-                    rowids[c][start:end] = [r[2] for r in rows]
-                    ids[c] += [r[0] for r in rows]
-                    langs[c] += [r[1] or "" for r in rows]
+                    mats[c][start:end] = vectors[order]
+                    rowids[c][start:end] = [r[0] for r in rows]
+                    ids[c] += [r[1] for r in rows]
+                    langs[c] += [r[2] or "" for r in rows]
                     at[c] = end
         finally:
             if own:
                 self._db.execute("COMMIT")
-        return {c: ((mats[c], ids[c], np.array(langs[c])), rowids[c]) for c in names}
+        return {c: ((mats[c][:at[c]], ids[c], np.array(langs[c])), rowids[c][:at[c]]) for c in names}

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from chaja.stores import sqlite_errors, sqlite_keywords, sqlite_space, sqlite_staging
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

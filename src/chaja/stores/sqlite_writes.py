@@ -6,10 +6,13 @@ from __future__ import annotations
 import json
 import sqlite3
 
+import numpy as np
+
 from chaja.documents import ChunkRecord, Document
-from chaja.stores import sqlite_keywords, sqlite_staging
+from chaja.stores import sqlite_keywords, sqlite_spool, sqlite_staging, sqlite_vectors
 from chaja.stores.base import StoreError, flat_vector
 from chaja.stores.sqlite_in import select_in
+from chaja.stores.sqlite_schema import VECTOR_FIELDS
 
 
 def flat_record(r: ChunkRecord) -> tuple:
@@ -30,8 +33,16 @@ class DocumentWrites:
         path, one commit per batch instead of one per document."""
         prepared = [(doc, [flat_record(r) for r in records]) for doc, records in items]
         dims, adims, known, aknown = self._dims([row for _, rows in prepared for row in rows])
+        dim = int(known) if known else (next(iter(dims)) if dims else 0)
+        adim = int(aknown) if aknown else (next(iter(adims)) if adims else 0)
         with self._writing() as cur:
             added = []
+            # a store that has seen fewer chunks than a vector file's minimum keeps their vectors
+            # in the rows (one file, as long as it is small); from there on they are spooled
+            rows_now = cur.execute("SELECT max(rowid) FROM chunks").fetchone()[0] or 0
+            spool = rows_now + sum(len(rows) for _, rows in prepared) >= sqlite_vectors.FILE_THRESHOLD
+            spooled: dict[str, tuple[list[int], list[np.ndarray]]] | None = \
+                {f: ([], []) for f in VECTOR_FIELDS} if spool else None
             stored = self._existing(cur, [doc.id for doc, _ in prepared])
             for doc, rows in prepared:
                 if doc.id in stored:
@@ -42,7 +53,10 @@ class DocumentWrites:
                     (doc.id, doc.title, doc.lang, doc.source, doc.doc_type, doc.date,
                      doc.path, doc.fingerprint(), len(rows)),
                 )
-                added += self._insert_chunks(cur, rows)
+                added += self._insert_chunks(cur, rows, spooled)
+            for field, (rowids, vectors) in (spooled or {}).items():
+                sqlite_spool.append(cur, self.path, field, adim if field.startswith("aligned") else dim,
+                                    rowids, vectors)
             sqlite_keywords.log_added(cur, added)
             if dims and not known:
                 cur.execute("INSERT OR REPLACE INTO meta VALUES ('dim', ?)", (str(dims.pop()),))
@@ -50,11 +64,14 @@ class DocumentWrites:
                 cur.execute("INSERT OR REPLACE INTO meta VALUES ('aligned_dim', ?)", (str(adims.pop()),))
 
     @staticmethod
-    def _insert_chunks(cur: sqlite3.Cursor, rows: list[tuple]) -> list[int]:
+    def _insert_chunks(cur: sqlite3.Cursor, rows: list[tuple],
+                       spooled: dict[str, tuple[list[int], list[np.ndarray]]] | None) -> list[int]:
         """Insert one document's chunks (rows from :func:`flat_record`) and their keyword
-        rows; their rowids."""
+        rows; their rowids. With ``spooled`` (field → rowids, vectors), each vector's blob is
+        left empty and the vector added there for the field's spool
+        (:mod:`chaja.stores.sqlite_spool`); without it, each blob holds its vector."""
         added = []
-        for r, vec, *extra in rows:
+        for r, *vectors in rows:
             c = r.chunk
             cur.execute(
                 "INSERT INTO chunks (id, doc_id, ordinal, title, heading, text, lang, source,"
@@ -62,15 +79,19 @@ class DocumentWrites:
                 " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (c.id, c.doc_id, c.ordinal, c.title, json.dumps(list(c.heading_path), ensure_ascii=False),
                  c.text, c.lang, c.source, c.doc_type, c.date, c.location and c.location.encode(),
-                 vec.tobytes(),
-                 *(None if v is None else v.tobytes() for v in extra)),
+                 *(None if v is None else sqlite_vectors.IN_FILE if spooled is not None else v.tobytes()
+                   for v in vectors)),
             )
+            rowid = cur.lastrowid
+            for field, v in zip(VECTOR_FIELDS, vectors):
+                if v is not None and spooled is not None:
+                    spooled[field][0].append(rowid)
+                    spooled[field][1].append(v)
             cur.execute(
                 "INSERT INTO chunk_terms (rowid, title, heading, body) VALUES (?,?,?,?)",
-                (cur.lastrowid, " ".join(r.title_terms), " ".join(r.heading_terms),
-                 " ".join(r.body_terms)),
+                (rowid, " ".join(r.title_terms), " ".join(r.heading_terms), " ".join(r.body_terms)),
             )
-            added.append(cur.lastrowid)
+            added.append(rowid)
         return added
 
     def _dims(self, rows: list[tuple]) -> tuple[set[int], set[int], str | None, str | None]:
