@@ -106,9 +106,13 @@ def test_a_missing_spool_is_named_by_search_and_check_and_repair_removes_its_doc
             s.vector(unit(rng), 1)
         faults = s.check()
         assert any("chunk vectors of 12 chunks" in f and ".spool is missing" in f for f in faults)
+        with pytest.raises(StoreError, match=r"spool, which keeps the chunk vectors.*is missing"):
+            s.put_documents([doc(50, rng)])                # a write does not append after the lost records
         done = s.repair(lambda text: text.split())
         assert any("removed document 'd0'" in d for d in done)
         assert s.check() == [] and s.stats().chunks == 0
+        s.put_documents([doc(50, rng)])                    # repaired: writes start a new spool
+        assert s.vector(doc(50, np.random.default_rng(0))[1][0].vector, 1)
 
 
 def test_compaction_folds_the_spool_into_the_vector_file(tmp_path, monkeypatch):

@@ -35,6 +35,8 @@ from pathlib import Path
 
 import numpy as np
 
+from chaja.stores.base import StoreError
+
 
 def record_key(field: str) -> str:
     return f"spool.{field}"
@@ -68,7 +70,11 @@ def append(cur: sqlite3.Cursor, store_path: Path, field: str, dim: int, rowids: 
     records["vector"] = np.stack(vectors)
     size = _record_dtype(dim).itemsize
     path = store_path.with_name(rec["file"])
-    with open(path, "r+b" if path.exists() else "w+b") as f:
+    if row and (not path.exists() or path.stat().st_size < rec["rows"] * size):
+        raise StoreError(f"{path.name}, which keeps the {field} vectors of {store_path.name}'s latest writes, is"
+                         f" {'missing' if not path.exists() else 'shorter than the store recorded'}: restore it,"
+                         " or run `chaja check --repair` and index those documents again")
+    with open(path, "r+b" if row else "w+b") as f:
         f.truncate(rec["rows"] * size)              # (what a crash appended past the count)
         f.seek(rec["rows"] * size)
         f.write(records.tobytes())
