@@ -15,7 +15,6 @@ Results: ``benchmarks/results/stages.json`` and ``.md``.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import time
@@ -89,17 +88,12 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--work", type=Path, default=REPO / "runs" / "peers")
     args = ap.parse_args()
-    qfile = args.work / f"queries-{args.queries}.json"
-    if not qfile.is_file():
-        print(f"no {qfile}: run benchmarks/bench_peers.py first (it writes the questions and builds the stores)")
+    got = peer_systems.built_chaja_stores(args.work, args.sizes, args.queries)
+    if got is None:
         return 1
-    queries = json.loads(qfile.read_text())
+    queries, stores = got
     report = {"machine": describe(), "queries": len(queries), "rounds": args.rounds, "sizes": {}}
-    for size in args.sizes:
-        folder = args.work / str(size) / "chaja"
-        if not (folder / "peers.chaja").is_file():
-            print(f"skipping {size:,}: no store in {folder} (python benchmarks/bench_peers.py --size {size})")
-            continue
+    for size, folder in stores:
         print(f"{size:,} chunks ...", flush=True)
         report["sizes"][str(size)] = measure(folder, queries, args.rounds)
     if not report["sizes"]:

@@ -404,3 +404,23 @@ def make(name: str, folder: Path, queries: list[dict], encoder_name: str = ""):
     return {"chaja": lambda: Chaja(folder, queries, encoder_name), "bm25s+numpy": lambda: Bm25s(folder, queries),
             "bm25s+usearch": lambda: Bm25s(folder, queries, ann=True), "tantivy": lambda: Tantivy(folder, queries),
             "lancedb": lambda: Lance(folder, queries), "numpy": lambda: Exact(folder, queries)}[name]()
+
+
+def built_chaja_stores(work: Path, sizes: list[int], n_queries: int) -> tuple[list[dict], list[tuple[int, Path]]] | None:
+    """The questions ``bench_peers.py`` wrote (``queries-<n>.json`` in ``work``) and, of
+    ``sizes``, (size, folder) of each chaja store it built there (each one missing named
+    and skipped); None, with a line saying why, when the questions are not there."""
+    import json
+
+    qfile = work / f"queries-{n_queries}.json"
+    if not qfile.is_file():
+        print(f"no {qfile}: run benchmarks/bench_peers.py first (it writes the questions and builds the stores)")
+        return None
+    found = []
+    for size in sizes:
+        folder = work / str(size) / "chaja"
+        if not (folder / "peers.chaja").is_file():
+            print(f"skipping {size:,}: no store in {folder} (python benchmarks/bench_peers.py --size {size})")
+            continue
+        found.append((size, folder))
+    return json.loads(qfile.read_text()), found

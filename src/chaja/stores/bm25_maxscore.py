@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from chaja.stores.sorted_keys import positions
+
 if TYPE_CHECKING:
     from chaja.stores.bm25_segments import SegmentedBM25
 
@@ -116,10 +118,7 @@ def _narrowed(found: list["_Found"], term: Term, rows: list[np.ndarray], weights
         mine = rows[si]
         if mine.size == 0:
             continue
-        at = np.searchsorted(posted, mine)
-        inside = at < posted.size
-        held = np.zeros(mine.size, dtype=bool)
-        held[inside] = posted[at[inside]] == mine[inside]
+        at, held = positions(posted, mine)      # (a term's postings in a segment are never empty)
         at = at[held]
         found[si].totals[mine[held]] += term.scores(tf[at], weights, norms[si][posted[at]])
     return rows
@@ -211,10 +210,7 @@ def _scored(bm25: "SegmentedBM25", terms: list[Term], rows_of: list[np.ndarray],
             for tsi, posted, tf in term.found:
                 if tsi != si:
                     continue
-                at = np.searchsorted(posted, rows)
-                inside = at < posted.size
-                held = np.zeros(rows.size, dtype=bool)
-                held[inside] = posted[at[inside]] == rows[inside]
+                at, held = positions(posted, rows)
                 at = at[held]
                 total[held] += term.scores(tf[at], weights, norms[si][posted[at]])
         keep = total > 0 if positive else slice(None)
