@@ -92,7 +92,7 @@ class SqliteStore(SqliteConnection, DocumentWrites, CandidateSearch, ChunkReads,
         self._vector_files_done: list[str] = []   # records of the vector files the running compaction wrote
         self._vector_bytes_moved = 0             # ... and the bytes of the blobs it emptied
         self._columns_to_empty: list[tuple[str, int | None]] = []   # ... (column, its previous file's entry)
-        self._rows: dict[str, dict[str, int]] = {}
+        self._rows: dict = {}   # field → chunk id → row (chaja.stores.id_rows.IdRows)
         self._graphs: dict[str, tuple[str | None, sqlite_ann.Graph | None]] = {}   # field → (its meta, graph)
         self._graphs_seq: int | None = -1
 

@@ -19,6 +19,7 @@ import numpy as np
 from chaja.language_means import META_KEY as LANGUAGE_MEANS, store_basis
 from chaja.stores import quantized, sqlite_ann, sqlite_spool, sqlite_vectors
 from chaja.stores.base import StoreError
+from chaja.stores.id_rows import IdRows
 from chaja.stores.sorted_keys import positions
 from chaja.stores.sqlite_in import select_in
 from chaja.stores.sqlite_schema import VECTOR_FIELDS
@@ -33,11 +34,12 @@ class CachedMatrices:
     def _dim(self, field: str) -> int:
         return int(self.get_meta("aligned_dim" if field.startswith("aligned") else "dim") or 0)
 
-    def _row_of(self, field: str) -> dict[str, int]:
-        """chunk id → its row in the ``field`` matrix; kept with the matrix until a write."""
+    def _row_of(self, field: str) -> IdRows:
+        """chunk id → its row in the ``field`` matrix (:class:`~chaja.stores.id_rows.IdRows`);
+        kept with the matrix until a write."""
         row = self._rows.get(field)
         if row is None:
-            row = self._rows[field] = {cid: i for i, cid in enumerate(self._vectors(field)[1])}
+            row = self._rows[field] = IdRows(self._vectors(field)[1])
         return row
 
     def _ids_of(self, rowids: list[int]) -> dict[int, str]:
@@ -58,9 +60,9 @@ class CachedMatrices:
 
     def _rowids_of(self, ids: list[str]) -> dict[str, int]:
         """chunk id → rowid of the live chunks among ``ids``, as :meth:`_ids_of` finds them."""
-        row = self._row_of("chunk")
+        rows = self._row_of("chunk").rows(ids)
         known = self._matrix_rowids.get("chunk")
-        found = {c: int(known[row[c]]) for c in ids if c in row}
+        found = {c: int(known[r]) for c, r in zip(ids, rows.tolist()) if r >= 0}
         missing = [c for c in ids if c not in found]
         if missing:
             found.update(select_in(self._db, "SELECT id, rowid FROM chunks WHERE id IN ({marks})", missing))
@@ -122,8 +124,7 @@ class CachedMatrices:
                 if (row is not None and not np.isin(touched, before).any()
                         and np.array_equal(after[:before.size], before)):
                     # no row it held was touched, new ones came after: extend the id map
-                    new_ids = self._matrix[field][1]
-                    row.update((new_ids[i], i) for i in range(before.size, after.size))
+                    row.extended(self._matrix[field][1], before.size)
                     self._rows[field] = row
         finally:
             if own:

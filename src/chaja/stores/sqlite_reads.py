@@ -2,7 +2,6 @@
 and vector scores of given chunks, samples, and the store's counts."""
 from __future__ import annotations
 
-import itertools
 import json
 import math
 from collections.abc import Sequence
@@ -70,9 +69,7 @@ class ChunkReads:
         """The indices in ``ids`` of the chunks the store holds, and their rows in the chunk
         matrix (every committed write applied first)."""
         self._fresh()
-        row = self._row_of("chunk")
-        # (map over dict.get runs in C: 18 µs for 500 ids against 30 µs with a generator)
-        rows = np.fromiter(map(row.get, ids, itertools.repeat(-1, len(ids))), dtype=np.int64, count=len(ids))
+        rows = self._row_of("chunk").rows(ids)
         known = np.flatnonzero(rows >= 0)
         return known, rows[known]
 
