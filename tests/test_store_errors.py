@@ -316,6 +316,28 @@ def test_a_full_disk_is_one_sentence_and_the_store_stays_whole(tmpfs):
         assert s.check() == [] and "after" in s.fingerprints()
 
 
+def test_a_full_disk_while_spooling_vectors_is_one_sentence_and_the_store_stays_whole(tmpfs, monkeypatch):
+    # a store past a vector file's minimum appends its new vectors to a spool beside it
+    # (chaja.stores.sqlite_spool): the disk filling there is said the same way
+    from chaja.stores import sqlite_vectors
+
+    monkeypatch.setattr(sqlite_vectors, "FILE_THRESHOLD", 1)
+    path = tmpfs / "s.chaja"
+    small_store(path)
+    with SqliteStore(path) as s:
+        before = s.fingerprints()
+        filler = fill(tmpfs)
+        with pytest.raises(StoreError) as caught:
+            for i in range(200):
+                s.put_document(*make_doc(f"big{i}", "본문 하나 " * 300, n=5))
+        assert str(caught.value).startswith(f"cannot write {path}: the disk is full (")
+        assert "the unfinished write was rolled back" in str(caught.value)
+        filler.unlink()
+        assert s.fingerprints().keys() == before.keys() | {f"big{j}" for j in range(i)} and s.check() == []
+        s.put_document(*make_doc("after"))                    # space again: writes go on
+        assert s.check() == [] and s.vector(unit("after#0"), 1)
+
+
 @pytest.mark.parametrize("open_beside", [False, True], ids=["store-closed", "hub-style-reader-open"])
 def test_cli_on_a_full_disk_says_so(tmpfs, capsys, open_beside):
     path = tmpfs / "s.chaja"
