@@ -5,9 +5,10 @@ Each vector field is one matrix (float32, or int8 codes with a scale per dimensi
 file keeps them so: :mod:`chaja.stores.quantized`; rows in rowid order, with the chunk ids, their
 languages and rowids beside it): mapped from the field's recorded vector file
 (:mod:`chaja.stores.sqlite_vectors`, the one copy of the vectors it holds) with the rows
-written since read from SQLite; a field without one (fewer than
+written since read from the field's spool (:mod:`chaja.stores.sqlite_spool`) or, for a row
+whose blob holds its vector, from SQLite; a field without a file (fewer than
 :data:`~chaja.stores.sqlite_vectors.FILE_THRESHOLD` vectors, or a bulk load before its
-first compaction) is read from the rows. A write any process commits is applied by the rows the change log
+first compaction) is read from the rows and the spool. A write any process commits is applied by the rows the change log
 touched since (a few rows read, not the whole field); after a compaction they are read
 afresh. A field's HNSW graph (:mod:`chaja.stores.sqlite_ann`) is loaded again when its
 record in meta changes.
@@ -292,11 +293,12 @@ class CachedMatrices:
 
     def _read_matrices(self, columns: dict[str, int]
                        ) -> dict[str, tuple[tuple[np.ndarray, list[str], np.ndarray], np.ndarray]]:
-        """For each vector ``column`` (→ its dimension), all the vectors its rows hold, in rowid
-        order, read in batches into one preallocated matrix (memory: the matrices plus one
-        batch), with ids, languages, rowids; one pass over the rows for every column.
+        """For each vector ``column`` (→ its dimension), all the vectors its rows hold (as
+        blobs, or in the field's spool for an empty blob), in rowid order, read in batches into
+        one preallocated matrix (memory: the matrices plus one batch), with ids, languages,
+        rowids; one pass over the rows for every column.
 
-        A chunk's vectors lie on its row's overflow pages, which SQLite walks from the
+        A chunk's vectors held as blobs lie on its row's overflow pages, which SQLite walks from the
         first to reach a column, so reading the four columns in four passes walks every
         chain four times: at 1,000,000 chunks 13 s for the first column and 26–28 s for
         each of the last two."""
