@@ -95,7 +95,9 @@ class ChunkIds(Sequence):
 
 def ids_at(ids: Sequence[str], rows) -> list[str]:
     """``[ids[i] for i in rows]``, for a plain list of ids or a mapped :class:`ChunkIds`."""
-    return ids.take(rows) if isinstance(ids, ChunkIds) else [ids[i] for i in rows]
+    if isinstance(ids, ChunkIds):
+        return ids.take(rows)
+    return [ids[i] for i in (rows.tolist() if isinstance(rows, np.ndarray) else rows)]
 
 
 def remove_unrecorded(store_path: Path, field: str, recorded: str | None) -> None:
