@@ -97,12 +97,13 @@ class SqliteConnection:
 
     @contextmanager
     def _sentences(self) -> Iterator[None]:
-        """SQLite's errors a person can act on (busy, disk full, read-only, I/O) raised as
-        one sentence each (:func:`chaja.stores.sqlite_errors.explain`), the SQLite error
-        kept as the cause; any other error as it is."""
+        """SQLite's errors a person can act on (busy, disk full, read-only, I/O), and the
+        operating system's of those kinds from the files written beside the store, raised as
+        one sentence each (:func:`chaja.stores.sqlite_errors.explain`), the error kept as the
+        cause; any other error as it is."""
         try:
             yield
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, OSError) as exc:
             said = sqlite_errors.explain(exc, self.path, self.busy_timeout_s)
             if said is None:
                 raise

@@ -15,6 +15,7 @@ and the bounded wait for another process's write lock.
 """
 from __future__ import annotations
 
+import errno
 import math
 import os
 import shutil
@@ -40,6 +41,9 @@ _WORDS = (("database is locked", "busy"), ("database table is locked", "busy"),
           ("database or disk is full", "full"), ("readonly database", "readonly"),
           ("disk i/o error", "ioerr"), ("unable to open database file", "cantopen"))
 
+#: operating system errors of those kinds
+_OS_KINDS = {errno.ENOSPC: "full", errno.EDQUOT: "full", errno.EROFS: "readonly", errno.EIO: "ioerr"}
+
 #: the byte of the ``-shm`` file whose POSIX write lock is the WAL write lock (SQLite's unix VFS)
 _WAL_WRITE_LOCK = 120
 
@@ -60,7 +64,10 @@ def default_busy_timeout() -> float:
 
 def kind(exc: BaseException) -> str | None:
     """``"busy"``, ``"full"``, ``"readonly"``, ``"ioerr"`` or ``"cantopen"`` for an SQLite
-    error of that kind, else None."""
+    error of that kind, or an operating system error of one of the first four (a file beside
+    the store written in the same write: a vector spool or file), else None."""
+    if isinstance(exc, OSError):
+        return _OS_KINDS.get(exc.errno)
     if not isinstance(exc, sqlite3.Error):
         return None
     code = getattr(exc, "sqlite_errorcode", None)

@@ -25,7 +25,6 @@ commits, and a spool no record names is removed by the next compaction.
 """
 from __future__ import annotations
 
-import errno
 import glob
 import json
 import mmap
@@ -75,19 +74,14 @@ def append(cur: sqlite3.Cursor, store_path: Path, field: str, dim: int, rowids: 
         raise StoreError(f"{path.name}, which keeps the {field} vectors of {store_path.name}'s latest writes, is"
                          f" {'missing' if not path.exists() else 'shorter than the store recorded'}: restore it,"
                          " or run `chaja check --repair` and index those documents again")
-    try:
-        with open(path, "r+b" if row else "w+b") as f:
-            f.truncate(rec["rows"] * size)              # (what a crash appended past the count)
-            f.seek(rec["rows"] * size)
-            f.write(records.tobytes())
-            f.flush()
-            os.fsync(f.fileno())
-    except OSError as exc:      # (the caller's transaction rolls back; the next write cuts off what was appended)
-        why = "the disk is full" if exc.errno == errno.ENOSPC else f"{path.name} cannot be written"
-        raise StoreError(f"cannot write {store_path}: {why} ({exc}); the unfinished write was rolled back and what"
-                         " the store held before it is whole. Free some space and run again"
-                         if exc.errno == errno.ENOSPC else
-                         f"cannot write {store_path}: {why} ({exc}); the unfinished write was rolled back") from exc
+    # (an OSError here, a full disk say, rolls the caller's transaction back and is said as
+    # SQLite's own errors are: SqliteConnection._sentences; the next write cuts off what was appended)
+    with open(path, "r+b" if row else "w+b") as f:
+        f.truncate(rec["rows"] * size)              # (what a crash appended past the count)
+        f.seek(rec["rows"] * size)
+        f.write(records.tobytes())
+        f.flush()
+        os.fsync(f.fileno())
     rec["rows"] += len(rowids)
     cur.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (record_key(field), json.dumps(rec)))
 
