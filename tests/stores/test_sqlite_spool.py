@@ -111,8 +111,9 @@ def test_a_missing_spool_is_named_by_search_and_check_and_repair_removes_its_doc
         done = s.repair(lambda text: text.split())
         assert any("removed document 'd0'" in d for d in done)
         assert s.check() == [] and s.stats().chunks == 0
-        s.put_documents([doc(50, rng)])                    # repaired: writes start a new spool
-        assert s.vector(doc(50, np.random.default_rng(0))[1][0].vector, 1)
+        later = doc(50, rng)
+        s.put_documents([later])                           # repaired: writes start a new spool
+        assert s.vector(later[1][0].vector, 1)[0].chunk_id == "d50#0"
 
 
 def test_compaction_folds_the_spool_into_the_vector_file(tmp_path, monkeypatch):
@@ -156,7 +157,6 @@ sys.path.insert(0, sys.argv[2])
 from test_sqlite_spool import doc
 sqlite_vectors.FILE_THRESHOLD = 1
 start = int(sys.argv[3])
-rng = np.random.default_rng(start)
 with SqliteStore(sys.argv[1]) as s:
     for batch in range(start, start + 10_000):
         s.put_documents([doc(batch * 10 + i, np.random.default_rng(batch * 10 + i)) for i in range(10)])

@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from chaja.stores.base import StoreError
+from chaja.stores.sorted_keys import positions
 
 
 def record_key(field: str) -> str:
@@ -92,39 +93,38 @@ class Spool:
 
     def __init__(self, rowids: np.ndarray, vectors: np.ndarray):
         self.rowids, self.vectors = rowids, vectors
-        self._order: np.ndarray | None = None
+        self._last: tuple[np.ndarray, np.ndarray] | None = None
 
     def __len__(self) -> int:
         return int(self.rowids.size)
 
-    def _last(self) -> np.ndarray:
-        """The record of each rowid's last appearance, in rowid order."""
-        if self._order is None:
+    def _latest_records(self) -> tuple[np.ndarray, np.ndarray]:
+        """(record of each rowid's last appearance, that rowid), in rowid order; worked out once."""
+        if self._last is None:
             r = self.rowids
             if r.size < 2 or bool((r[1:] > r[:-1]).all()):      # the common case: rowids only grew
-                self._order = np.arange(r.size)
+                order = np.arange(r.size)
             else:
                 order = np.argsort(r, kind="stable")                # append order kept within a rowid
                 ordered = r[order]
                 last = np.ones(order.size, dtype=bool)
                 last[:-1] = ordered[1:] != ordered[:-1]
-                self._order = order[last]
-        return self._order
+                order = order[last]
+            self._last = order, r[order]
+        return self._last
 
     def latest(self) -> tuple[np.ndarray, np.ndarray]:
         """(rowids, vectors) of every rowid's last record, in rowid order (copied out)."""
-        order = self._last()
-        return self.rowids[order], self.vectors[order]
+        order, keys = self._latest_records()
+        return keys, self.vectors[order]
 
     def find(self, rowids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(held, vectors): which of ``rowids`` the spool holds, and their vectors in that order."""
         rowids = np.asarray(rowids, np.int64)
-        order = self._last()
-        keys = self.rowids[order]
-        at = np.searchsorted(keys, rowids)
-        held = np.zeros(rowids.size, dtype=bool)
-        inside = at < keys.size
-        held[inside] = keys[at[inside]] == rowids[inside]
+        order, keys = self._latest_records()
+        if not keys.size:
+            return np.zeros(rowids.size, dtype=bool), self.vectors[:0]
+        at, held = positions(keys, rowids)
         return held, self.vectors[order[at[held]]]
 
 
