@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from chaja.stores import sqlite_keywords, sqlite_spool, sqlite_vectors
@@ -37,78 +38,65 @@ _MISCOUNTED = ("SELECT d.id, d.n_chunks, count(c.rowid), min(c.ordinal), max(c.o
                " OR max(c.ordinal) != d.n_chunks - 1))")
 
 
-def _wrong_dimension(db, limit: int = -1):
+@dataclass
+class _Beside:
+    """What a vector field keeps beside the store: the rowids its file and spool hold (those
+    that can be read), and (why, meta key) of each recorded one that cannot."""
+    dim: int
+    held: set[int] = field(default_factory=set)
+    unreadable: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _beside(db) -> dict[str, _Beside]:
+    """Per vector field with a dimension, its file and spool read once (:class:`_Beside`)."""
+    meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('dim', 'aligned_dim', 'store_id')"
+                           " OR key LIKE 'vectors.%' OR key LIKE 'spool.%'"))
+    path = Path(db.execute("PRAGMA database_list").fetchone()[2])
+    out = {}
+    for name, column in VECTOR_FIELDS.items():
+        dim = int(meta.get(_DIMS[column]) or 0)
+        if not dim:
+            continue
+        got = out[name] = _Beside(dim)
+        key = sqlite_vectors.record_key(name)
+        if meta.get(key):
+            try:
+                got.held.update(sqlite_vectors.read_recorded(path, name, meta[key],
+                                                             store_id=meta.get("store_id") or "")[3].tolist())
+            except sqlite_vectors.MissingVectors as exc:
+                got.unreadable.append((str(exc), key))
+        key = sqlite_spool.record_key(name)
+        try:
+            got.held.update(sqlite_spool.read(path, name, meta.get(key), dim).latest()[0].tolist())
+        except sqlite_spool.MissingSpool as exc:
+            got.unreadable.append((str(exc), key))
+    return out
+
+
+def _wrong_dimension(db, beside: dict[str, _Beside], limit: int = -1):
     """(column, dimension, chunk id, document id, numbers held) of every vector blob whose
     size is not the store's dimension for its column (none before a dimension is known),
     and of every row whose vector is kept beside the store (an empty blob) where neither
     its field's spool nor its field's file holds the row, or the one that should cannot be
     read (numbers held: 0)."""
-    meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('dim', 'aligned_dim', 'store_id')"
-                           " OR key LIKE 'vectors.%' OR key LIKE 'spool.%'"))
-    for field, column in VECTOR_FIELDS.items():
-        dim = int(meta.get(_DIMS[column]) or 0)
-        if not dim:
-            continue
+    for name, got in beside.items():
+        column = VECTOR_FIELDS[name]
         for cid, doc_id, size in db.execute(
                 f"SELECT id, doc_id, length({column}) FROM chunks WHERE length({column}) > 0"
-                f" AND length({column}) != ? LIMIT ?", (4 * dim, limit)).fetchall():
-            yield column, dim, cid, doc_id, size // 4
-        yield from _missing_beside(db, column, dim, field, meta, limit)
+                f" AND length({column}) != ? LIMIT ?", (4 * got.dim, limit)).fetchall():
+            yield column, got.dim, cid, doc_id, size // 4
+        for found, (cid, doc_id) in enumerate(_missing_beside(db, column, got.held), start=1):
+            yield column, got.dim, cid, doc_id, 0
+            if found == limit:
+                break
 
 
-def _held_beside(db, field: str, dim: int, meta: dict) -> set[int]:
-    """The rowids whose ``field`` vector the field's file or spool holds (those it can read)."""
-    path = Path(db.execute("PRAGMA database_list").fetchone()[2])
-    held: set[int] = set()
-    record = meta.get(sqlite_vectors.record_key(field))
-    if record:
-        try:
-            held.update(sqlite_vectors.read_recorded(path, field, record, store_id=meta.get("store_id") or "")[3]
-                        .tolist())
-        except sqlite_vectors.MissingVectors:
-            pass
-    try:
-        held.update(sqlite_spool.read(path, field, meta.get(sqlite_spool.record_key(field)), dim).latest()[0]
-                    .tolist())
-    except sqlite_spool.MissingSpool:
-        pass
-    return held
-
-
-def _unreadable_files(db) -> list[tuple[str, str, str, str]]:
-    """(field, column, why, meta key) of each recorded vector file or spool that cannot be
-    read as this store's: its vectors are nowhere else."""
-    meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('dim', 'aligned_dim', 'store_id')"
-                           " OR key LIKE 'vectors.%' OR key LIKE 'spool.%'"))
-    path = Path(db.execute("PRAGMA database_list").fetchone()[2])
-    out = []
-    for field, column in VECTOR_FIELDS.items():
-        record = meta.get(sqlite_vectors.record_key(field))
-        if record:
-            try:
-                sqlite_vectors.read_recorded(path, field, record, store_id=meta.get("store_id") or "")
-            except sqlite_vectors.MissingVectors as exc:
-                out.append((field, column, str(exc), sqlite_vectors.record_key(field)))
-        spool = meta.get(sqlite_spool.record_key(field))
-        if spool:
-            try:
-                sqlite_spool.read(path, field, spool, int(meta.get(_DIMS[column]) or 0))
-            except sqlite_spool.MissingSpool as exc:
-                out.append((field, column, str(exc), sqlite_spool.record_key(field)))
-    return out
-
-
-def _missing_beside(db, column: str, dim: int, field: str, meta: dict, limit: int):
-    """The rows whose ``column`` vector is kept beside the store (an empty blob) but which
-    neither the field's spool nor its file holds."""
-    held = _held_beside(db, field, dim, meta)
-    found = 0
+def _missing_beside(db, column: str, held: set[int]):
+    """(chunk id, document id) of the rows whose ``column`` vector is kept beside the store
+    (an empty blob) but which none of the ``held`` rowids names."""
     for rowid, cid, doc_id in db.execute(f"SELECT rowid, id, doc_id FROM chunks WHERE length({column}) = 0"):
         if rowid not in held:
-            yield column, dim, cid, doc_id, 0
-            found += 1
-            if found == limit:
-                return
+            yield cid, doc_id
 
 
 def faults(db: sqlite3.Connection, known_schema: int, limit: int = 50) -> list[str]:
@@ -130,16 +118,15 @@ def faults(db: sqlite3.Connection, known_schema: int, limit: int = 50) -> list[s
     for (rowid,) in db.execute("SELECT f.rowid FROM chunk_terms f LEFT JOIN chunks c ON c.rowid = f.rowid"
                                " WHERE c.rowid IS NULL LIMIT ?", (limit,)):
         out.append(f"keyword row {rowid}: no chunk")
-    unreadable = _unreadable_files(db)
-    meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('dim', 'aligned_dim', 'store_id')"
-                           " OR key LIKE 'vectors.%' OR key LIKE 'spool.%'"))
-    for field, column, why, _ in unreadable:
-        held = _held_beside(db, field, int(meta.get(_DIMS[column]) or 0), meta)
-        lost = sum(1 for (r,) in db.execute(f"SELECT rowid FROM chunks WHERE length({column}) = 0") if r not in held)
-        out.append(f"vectors: the {field} vectors of {lost} chunks are kept in a file beside the store, and {why}"
-                   " (check --repair removes their documents; index them again)")
-    gone = {column for _, column, _, _ in unreadable}
-    for column, dim, cid, _, numbers in _wrong_dimension(db, limit):
+    beside = _beside(db)
+    gone = set()
+    for name, got in beside.items():
+        for why, _ in got.unreadable:
+            lost = sum(1 for _ in _missing_beside(db, VECTOR_FIELDS[name], got.held))
+            out.append(f"vectors: the {name} vectors of {lost} chunks are kept in a file beside the store, and"
+                       f" {why} (check --repair removes their documents; index them again)")
+            gone.add(VECTOR_FIELDS[name])
+    for column, dim, cid, _, numbers in _wrong_dimension(db, beside, limit):
         if column not in gone:         # (said once above, not once a chunk)
             out.append(f"chunk {cid!r}: {column} holds {numbers} numbers, the store's dimension is {dim}")
     return out
@@ -150,14 +137,16 @@ def repair(cur: sqlite3.Cursor, analyzer, delete_document) -> list[str]:
     per act. ``analyzer`` is the store's own; ``delete_document(cur, doc_id)`` removes a
     document the store's way (its chunks, keyword rows and change-log entries)."""
     done: list[str] = []
+    beside = _beside(cur)
     broken = {row[0] for row in cur.execute(_MISCOUNTED).fetchall()}
-    broken |= {doc_id for *_, doc_id, _ in _wrong_dimension(cur)}
+    broken |= {doc_id for *_, doc_id, _ in _wrong_dimension(cur, beside)}
     for doc_id in sorted(broken):
         delete_document(cur, doc_id)
         done.append(f"removed document {doc_id!r} (damaged; index its file again)")
-    for field, column, why, key in _unreadable_files(cur):    # no chunk keeps a vector there now
-        cur.execute("DELETE FROM meta WHERE key = ?", (key,))
-        done.append(f"forgot the {field} vector file ({why})")
+    for name, got in beside.items():         # no chunk keeps a vector there now
+        for why, key in got.unreadable:
+            cur.execute("DELETE FROM meta WHERE key = ?", (key,))
+            done.append(f"forgot the {name} vector file ({why})")
     orphans = cur.execute("SELECT c.rowid, c.id FROM chunks c LEFT JOIN documents d ON d.id = c.doc_id"
                           " WHERE d.id IS NULL").fetchall()
     for rowid, cid in orphans:
