@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from chaja.stores.bm25_sums import LentTotals
 from chaja.stores.sorted_keys import positions
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ def best_rows(bm25: "SegmentedBM25", terms: list[Term], n: int, weights: np.ndar
     order = sorted(range(len(terms)), key=lambda i: (-terms[i].bound, i))
     left = math.fsum(t.bound for t in terms)
     budget = MAX_TAKEN_SHARE * sum(t.postings for t in terms)
-    found = [_Found(seg, lang, allow) for seg in bm25.segments]
+    found = [LentTotals(seg, lang, allow) for seg in bm25.segments]
     try:
         read = 0
         for at, i in enumerate(order):
@@ -95,7 +96,9 @@ def best_rows(bm25: "SegmentedBM25", terms: list[Term], n: int, weights: np.ndar
                 # looked up for those rows alone, the rows that can no longer reach it dropped
                 rows = _within_reach(found, [f.kept_rows() for f in found], n, left)
                 for j in order[at + 1:]:
-                    rows = _narrowed(found, terms[j], rows, weights, norms)
+                    for si, posted, tf in terms[j].found:
+                        held, w = _weights_at(terms[j], posted, tf, rows[si], weights, norms[si])
+                        found[si].totals[rows[si][held]] += w
                     left = max(0.0, left - terms[j].bound)
                     rows = _within_reach(found, rows, n, left)
                 return _scored(bm25, terms, [np.sort(r) for r in rows], weights, norms, positive)
@@ -110,21 +113,18 @@ def _nth(values: np.ndarray, n: int) -> float:
     return float(np.partition(values, values.size - n)[values.size - n]) * (1 - SLACK)
 
 
-def _narrowed(found: list["_Found"], term: Term, rows: list[np.ndarray], weights: np.ndarray,
-              norms: list[np.ndarray]) -> list[np.ndarray]:
-    """``term``'s weight added to the partial totals of ``rows`` (per segment), looked up in
-    its postings (a binary search each); the rows as they were."""
-    for si, posted, tf in term.found:
-        mine = rows[si]
-        if mine.size == 0:
-            continue
-        at, held = positions(posted, mine)      # (a term's postings in a segment are never empty)
-        at = at[held]
-        found[si].totals[mine[held]] += term.scores(tf[at], weights, norms[si][posted[at]])
-    return rows
+def _weights_at(term: Term, posted: np.ndarray, tf: np.ndarray, rows: np.ndarray, weights: np.ndarray,
+                norms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(held, weight): which of ``rows`` (local rows of one segment) the term's postings there
+    (``posted``, ``tf``) hold, found by binary search, and its BM25 weight on each of them."""
+    if not rows.size:
+        return np.zeros(0, dtype=bool), np.zeros(0)
+    at, held = positions(posted, rows)      # (a term's postings in a segment are never empty)
+    at = at[held]
+    return held, term.scores(tf[at], weights, norms[posted[at]])
 
 
-def _within_reach(found: list["_Found"], rows: list[np.ndarray], n: int, left: float) -> list[np.ndarray]:
+def _within_reach(found: list[LentTotals], rows: list[np.ndarray], n: int, left: float) -> list[np.ndarray]:
     """Of ``rows`` (per segment), those whose partial total plus ``left`` (what the terms not
     yet added can give) reaches the n-th best partial total among them."""
     partial = [f.totals[r] for f, r in zip(found, rows)]
@@ -133,68 +133,6 @@ def _within_reach(found: list["_Found"], rows: list[np.ndarray], n: int, left: f
         return rows
     least = _nth(every, n) - left * (1 + SLACK)
     return [r[p * (1 + SLACK) >= least] for r, p in zip(rows, partial)]
-
-
-def summed(seg, parts: list[tuple[np.ndarray, np.ndarray]], positive: bool,
-           lang: str | None) -> tuple[np.ndarray, np.ndarray]:
-    """(rowids, totals) of the rows of one segment that ``parts`` (each term's local rows and
-    scores, in query order) hit, of ``lang``; only those whose total is above 0 where
-    ``positive``. Summed term by term in a lent per-row array: the same sums, to the last
-    bit, as ``bincount`` gives, at a cost in the postings rather than in the segment's rows."""
-    found = _Found(seg, lang, None)
-    try:
-        for rows, scores in parts:
-            found.add(rows, scores)
-        rows = found.kept_rows()
-        total = found.totals[rows]
-    finally:
-        found.give_back()
-    if positive:
-        keep = total > 0
-        rows, total = rows[keep], total[keep]
-    return np.asarray(seg.rowids)[rows], total
-
-
-class _Found:
-    """The rows of one segment that the terms taken so far hit, with their partial totals,
-    summed in a per-row array the segment lends (:attr:`Segment.scratch`, given back cleared)."""
-
-    def __init__(self, seg, lang: str | None, allow: np.ndarray | None) -> None:
-        self.seg, self.allow = seg, allow
-        self.code = None if lang is None else (seg.lang_names.index(lang) if lang in seg.lang_names else -1)
-        self.totals = self.hit = None
-        self.touched: list[np.ndarray] = []   # the rows each term hit first
-        self.kept: list[np.ndarray] = []      # ... of them, those of ``lang`` that ``allow`` keeps
-
-    def add(self, rows: np.ndarray, scores: np.ndarray) -> None:
-        """One term's postings in this segment (rows ascending and distinct)."""
-        if self.totals is None:
-            n = self.seg.n_rows
-            self.totals, self.hit = self.seg.scratch.pop() if self.seg.scratch else (np.zeros(n), np.zeros(n, bool))
-        self.totals[rows] += scores
-        first = rows[~self.hit[rows]]
-        self.hit[first] = True
-        self.touched.append(first)
-        if self.code is not None:
-            first = first[np.asarray(self.seg.langs)[first] == self.code]
-        self.kept.append(first if self.allow is None else first[np.isin(np.asarray(self.seg.rowids)[first], self.allow)])
-
-    def partial(self) -> np.ndarray:
-        """The partial totals of the rows hit so far that the filters keep."""
-        return self.totals[np.concatenate(self.kept)] if self.kept else np.zeros(0)
-
-    def kept_rows(self) -> np.ndarray:
-        """The rows hit so far that the filters keep."""
-        return np.concatenate(self.kept) if self.kept else np.zeros(0, np.int64)
-
-    def give_back(self) -> None:
-        if self.totals is None:
-            return
-        touched = np.concatenate(self.touched)
-        self.totals[touched] = 0.0
-        self.hit[touched] = False
-        self.seg.scratch.append((self.totals, self.hit))
-        self.totals = self.hit = None
 
 
 def _scored(bm25: "SegmentedBM25", terms: list[Term], rows_of: list[np.ndarray], weights: np.ndarray,
@@ -208,11 +146,9 @@ def _scored(bm25: "SegmentedBM25", terms: list[Term], rows_of: list[np.ndarray],
         total = np.zeros(rows.size)
         for term in terms:
             for tsi, posted, tf in term.found:
-                if tsi != si:
-                    continue
-                at, held = positions(posted, rows)
-                at = at[held]
-                total[held] += term.scores(tf[at], weights, norms[si][posted[at]])
+                if tsi == si:
+                    held, w = _weights_at(term, posted, tf, rows, weights, norms[si])
+                    total[held] += w
         keep = total > 0 if positive else slice(None)
         ids.append(np.asarray(seg.rowids)[rows[keep]])
         scores.append(total[keep])

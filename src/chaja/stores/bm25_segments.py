@@ -21,12 +21,12 @@ from collections.abc import Callable
 
 import numpy as np
 
-from chaja.stores import bm25_maxscore
+from chaja.stores import bm25_maxscore, bm25_sums
 from chaja.stores.bm25_maxscore import B, K1, Term
 from chaja.stores.postings import Segment, fts_tokens, merge
 
 #: a segment with this many times more rows than a query's postings in it sums them in a
-#: lent per-row array (:func:`chaja.stores.bm25_maxscore.summed`) rather than by ``bincount``
+#: lent per-row array (:func:`chaja.stores.bm25_sums.summed`) rather than by ``bincount``
 SPARSE = 8
 
 
@@ -235,7 +235,7 @@ class SegmentedBM25:
             if rows.size * SPARSE < seg.n_rows:
                 # few postings in a large segment: summed in a per-row array it lends, not in a
                 # fresh one the size of the segment (zeroed, its pages faulted in, then scanned)
-                ids, scores = bm25_maxscore.summed(seg, parts, positive, lang)
+                ids, scores = bm25_sums.summed(seg, parts, positive, lang)
                 cand_ids.append(ids)
                 cand_scores.append(scores)
                 continue

@@ -70,7 +70,7 @@ class Segment:
     #: term → its slot, for the terms searched lately (a segment never changes once made)
     _slots: dict = field(default_factory=dict, repr=False, compare=False)
     #: (totals, hit) arrays of one per row that a search borrows and gives back cleared
-    #: (:mod:`chaja.stores.bm25_maxscore`), so it does not fault fresh pages in every time
+    #: (:mod:`chaja.stores.bm25_sums`), so it does not fault fresh pages in every time
     scratch: list = field(default_factory=list, repr=False, compare=False)
 
     @property
