@@ -17,7 +17,6 @@ of the paired ratios. Results: ``benchmarks/results/keyword-pruning.json`` and `
 """
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
@@ -115,12 +114,7 @@ def render(report: dict) -> str:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--sizes", type=int, nargs="+", default=[1_000_000])
-    ap.add_argument("--queries", type=int, default=200)
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--work", type=Path, default=REPO / "runs" / "peers")
-    args = ap.parse_args()
+    args = peer_systems.store_arguments(__doc__, [1_000_000], REPO / "runs" / "peers")
     got = peer_systems.built_chaja_stores(args.work, args.sizes, args.queries)
     if got is None:
         return 1

@@ -14,7 +14,6 @@ Results: ``benchmarks/results/stages.json`` and ``.md``.
 """
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
@@ -82,12 +81,7 @@ def render(report: dict) -> str:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
-    ap.add_argument("--queries", type=int, default=200)
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--work", type=Path, default=REPO / "runs" / "peers")
-    args = ap.parse_args()
+    args = peer_systems.store_arguments(__doc__, [10_000, 100_000], REPO / "runs" / "peers")
     got = peer_systems.built_chaja_stores(args.work, args.sizes, args.queries)
     if got is None:
         return 1

@@ -424,3 +424,16 @@ def built_chaja_stores(work: Path, sizes: list[int], n_queries: int) -> tuple[li
             continue
         found.append((size, folder))
     return json.loads(qfile.read_text()), found
+
+
+def store_arguments(doc: str, sizes: list[int], work: Path):
+    """The command line of a benchmark over the chaja stores ``bench_peers.py`` built:
+    ``--sizes`` (default ``sizes``), ``--queries``, ``--rounds``, ``--work`` (default ``work``)."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
+    ap.add_argument("--sizes", type=int, nargs="+", default=sizes)
+    ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--work", type=Path, default=work)
+    return ap.parse_args()
