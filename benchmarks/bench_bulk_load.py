@@ -1,6 +1,6 @@
 """A bulk load until searchable, this checkout beside another version, step by step.
 
-    python benchmarks/bench_bulk_load.py --base HEAD~1 [--size 100000] [--rounds 2]
+    python benchmarks/bench_bulk_load.py --base HEAD~1 [--size 100000] [--rounds 2] [--out bulk-load]
 
 Each round builds chaja's store of the peers benchmark's corpus (:mod:`peer_corpus`,
 ``--size`` chunks, vectors given: no encoding) twice, once with this checkout's ``src``
@@ -10,8 +10,8 @@ deferred as it builds them). Per version: the median over rounds of each step's 
 (``rows_s``: the documents written; ``statistics_s``; ``keyword_index_s``: the
 compaction that writes the postings and vector files; ``lexicon_s`` less its encoding),
 chunks/s until searchable, the store's size on disk and the build's peak memory; and the
-ratio of this checkout's seconds to the base's. Results: ``benchmarks/results/bulk-load.json``
-and ``.md``.
+ratio of this checkout's seconds to the base's. Results: ``benchmarks/results/<out>.json``
+and ``.md`` (``--out``, default ``bulk-load``).
 """
 from __future__ import annotations
 
@@ -77,6 +77,7 @@ def main() -> int:
     ap.add_argument("--base", required=True)
     ap.add_argument("--size", type=int, default=100_000)
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--out", default="bulk-load", help="results name under results/ (default: bulk-load)")
     ap.add_argument("--work", type=Path, default=REPO / "runs" / "bulk-load")
     ap.add_argument("--queries", type=Path, default=REPO / "runs" / "peers" / "queries-200.json")
     ap.add_argument("--sources", nargs="+", type=Path,
@@ -111,7 +112,7 @@ def main() -> int:
     report = {"machine": describe(), "base": args.base, "size": args.size, "rounds": args.rounds, "runs": runs,
               "versions": {n: {k: statistics.median(x.get(k, 0.0) for x in rs) for k in keys}
                            for n, rs in runs.items()}}
-    write_results("bulk-load", report, render(report))
+    write_results(args.out, report, render(report))
     return 0
 
 

@@ -57,13 +57,23 @@ _RUN = re.compile(r"[^\W_]+")
 _SCRIPT = re.compile(r"[\uac00-\ud7a3]+|[^\uac00-\ud7a3]+")
 
 
+def word_runs(text: str) -> list[str]:
+    """The NFKC, case-folded runs of letters and digits of ``text``, in order."""
+    return _RUN.findall(unicodedata.normalize("NFKC", text).casefold())
+
+
+def run_pieces(run: str) -> Iterator[tuple[bool, str]]:
+    """One run (:func:`word_runs`) split where Hangul meets another script: (glued, piece),
+    ``glued`` when the piece follows another in the run (``state를`` → (False, "state"),
+    (True, "를"))."""
+    for i, piece in enumerate(_SCRIPT.findall(run)):
+        yield i > 0, piece
+
+
 def word_pieces(text: str) -> Iterator[tuple[bool, str]]:
-    """NFKC, case-folded runs of letters and digits, split where Hangul meets another
-    script: (glued, piece), ``glued`` when the piece follows another in the same run
-    (``state를`` → (False, "state"), (True, "를"))."""
-    for run in _RUN.findall(unicodedata.normalize("NFKC", text).casefold()):
-        for i, piece in enumerate(_SCRIPT.findall(run)):
-            yield i > 0, piece
+    """:func:`run_pieces` of every run of ``text``, in order."""
+    for run in word_runs(text):
+        yield from run_pieces(run)
 
 
 def is_hangul(word: str) -> bool:

@@ -1,6 +1,7 @@
 """The translation lexicon, with the real multilingual USE v3 encoder."""
 import base64
 import json
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -40,6 +41,21 @@ def test_words_are_content_words_of_the_languages_script():
     assert lexicon.words_of("상태를 어떻게 초기화하나요? useState 2024", "ko") == ["상태", "초기화"]
     assert lexicon.words_of("How do I reset the state of a component in 2024? 상태 x", "en") == \
         ["reset", "state", "component"]
+
+
+def test_counting_each_distinct_run_once_gives_the_counts_text_by_text():
+    texts = TEXTS + [
+        ("ko", "state를 바꿨는데 useEffect가 두 번 실행돼요. state를, return했더니 <script>에 AKI란 v-model이"),
+        ("ko", "ＦＵＬＬ폭 글자와 ﬁ 합자, 2024년 3월, 상태들 상태를 상태 상태가 123 가 나 _ 밑줄_단어"),
+        ("en", "State, state; STATE — the state's Ünïcode naïve café 42 setState() 상태 mixed한"),
+        ("en", ""),
+    ]
+    want: dict = {}
+    for lang, text in texts:
+        if lang:
+            want.setdefault(lang, Counter()).update(lexicon.words_of(text, lang))
+    assert lexicon.count_words(texts) == want
+    assert want["ko"]["상태"] >= 4 and want["en"]["state"] >= 4
 
 
 def test_counts_keep_words_seen_twice_most_frequent_first(use, monkeypatch):

@@ -35,9 +35,9 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
-from chaja.function_words import is_hangul
+from chaja.function_words import is_hangul, word_runs
 from chaja.search import nearest_words, word_codes
-from chaja.search.query import content_words
+from chaja.search.query import content_words, run_content_words
 
 META_KEY = "index.lexicon"
 SAMPLE = 20_000       # chunks read to count words
@@ -58,11 +58,22 @@ def words_of(text: str, lang: str) -> list[str]:
 
 
 def count_words(texts: Iterable[tuple[str, str]]) -> dict[str, Counter]:
-    """language → word → count, over ``(lang, text)`` pairs (chunks with no language skipped)."""
-    counts: dict[str, Counter] = {}
+    """language → word → count, over ``(lang, text)`` pairs (chunks with no language
+    skipped): the counts :func:`words_of` gives text by text, with each distinct run of
+    letters and digits analysed once (a run's words depend on it alone), not each time a
+    text holds it: a store's text repeats its words."""
+    runs: dict[str, Counter] = {}
     for lang, text in texts:
         if lang:
-            counts.setdefault(lang, Counter()).update(words_of(text, lang))
+            runs.setdefault(lang, Counter()).update(word_runs(text))
+    counts: dict[str, Counter] = {}
+    for lang, seen in runs.items():
+        korean = lang == "ko"
+        counted = counts[lang] = Counter()
+        for run, n in seen.items():
+            for w in run_content_words(run):
+                if len(w) >= 2 and is_hangul(w) == korean and not w.isdigit():
+                    counted[w] += n
     return counts
 
 

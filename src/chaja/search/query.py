@@ -36,7 +36,7 @@ import functools
 
 from chaja.analysis import Analyzer, bigram_terms, kiwi_terms
 from chaja.function_words import (EN_STOPWORDS, KO_ENDINGS, KO_PARTICLES, KO_STOPWORDS, is_hangul,
-                                  korean_stem, strip_suffix, word_pieces)
+                                  korean_stem, run_pieces, strip_suffix, word_runs)
 
 QUERY_TERMS = ("content", "all")
 
@@ -107,8 +107,15 @@ def content_words(text: str) -> list[str]:
 
 @functools.lru_cache(maxsize=256)
 def _content_words(text: str) -> tuple[str, ...]:
+    return tuple(w for run in word_runs(text) for w in run_content_words(run))
+
+
+def run_content_words(run: str) -> tuple[str, ...]:
+    """The content words of one run of letters and digits (:func:`word_runs`): a word's
+    pieces depend on its run alone, so a text's content words are its runs' in order, and
+    a count over many texts can take each distinct run once (:func:`chaja.search.lexicon.count_words`)."""
     words: list[str] = []
-    for glued, piece in word_pieces(text):
+    for glued, piece in run_pieces(run):
         if is_hangul(piece):
             if piece in KO_PARTICLES or (glued and (piece in KO_ENDINGS or piece in KO_QUESTION_ENDINGS
                                                     or is_light_verb(piece))):
