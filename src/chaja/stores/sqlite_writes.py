@@ -35,25 +35,23 @@ class DocumentWrites:
         dims, adims, known, aknown = self._dims([row for _, rows in prepared for row in rows])
         dim = int(known) if known else (next(iter(dims)) if dims else 0)
         adim = int(aknown) if aknown else (next(iter(adims)) if adims else 0)
+        # a second copy of a document in the batch replaces the first: only the last is written
+        last = {doc.id: i for i, (doc, _) in enumerate(prepared)}
+        prepared = [item for i, item in enumerate(prepared) if last[item[0].id] == i]
         with self._writing() as cur:
-            added = []
             # a store that has seen fewer chunks than a vector file's minimum keeps their vectors
             # in the rows (one file, as long as it is small); from there on they are spooled
             rows_now = cur.execute("SELECT max(rowid) FROM chunks").fetchone()[0] or 0
             spool = rows_now + sum(len(rows) for _, rows in prepared) >= sqlite_vectors.FILE_THRESHOLD
             spooled: dict[str, tuple[list[int], list[np.ndarray]]] | None = \
                 {f: ([], []) for f in VECTOR_FIELDS} if spool else None
-            stored = self._existing(cur, [doc.id for doc, _ in prepared])
-            for doc, rows in prepared:
-                if doc.id in stored:
-                    self._delete(cur, doc.id)
-                stored.add(doc.id)              # a second copy in this batch replaces the first
-                cur.execute(
-                    "INSERT INTO documents VALUES (?,?,?,?,?,?,?,?,?)",
-                    (doc.id, doc.title, doc.lang, doc.source, doc.doc_type, doc.date,
-                     doc.path, doc.fingerprint(), len(rows)),
-                )
-                added += self._insert_chunks(cur, rows, spooled)
+            for doc_id in self._existing(cur, list(last)):
+                self._delete(cur, doc_id)
+            cur.executemany("INSERT INTO documents VALUES (?,?,?,?,?,?,?,?,?)",
+                            [(doc.id, doc.title, doc.lang, doc.source, doc.doc_type, doc.date,
+                              doc.path, doc.fingerprint(), len(rows)) for doc, rows in prepared])
+            first = cur.execute("SELECT max(rowid) FROM chunks").fetchone()[0] or 0
+            added = self._insert_chunks(cur, [row for _, rows in prepared for row in rows], first + 1, spooled)
             for field, (rowids, vectors) in (spooled or {}).items():
                 sqlite_spool.append(cur, self.path, field, adim if field.startswith("aligned") else dim,
                                     rowids, vectors)
@@ -64,34 +62,33 @@ class DocumentWrites:
                 cur.execute("INSERT OR REPLACE INTO meta VALUES ('aligned_dim', ?)", (str(adims.pop()),))
 
     @staticmethod
-    def _insert_chunks(cur: sqlite3.Cursor, rows: list[tuple],
+    def _insert_chunks(cur: sqlite3.Cursor, rows: list[tuple], first: int,
                        spooled: dict[str, tuple[list[int], list[np.ndarray]]] | None) -> list[int]:
-        """Insert one document's chunks (rows from :func:`flat_record`) and their keyword
-        rows; their rowids. With ``spooled`` (field → rowids, vectors), each vector's blob is
-        left empty and the vector added there for the field's spool
-        (:mod:`chaja.stores.sqlite_spool`); without it, each blob holds its vector."""
-        added = []
-        for r, *vectors in rows:
-            c = r.chunk
-            cur.execute(
-                "INSERT INTO chunks (id, doc_id, ordinal, title, heading, text, lang, source,"
-                " doc_type, date, location, vector, heading_vector, aligned_vector, aligned_heading_vector)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (c.id, c.doc_id, c.ordinal, c.title, json.dumps(list(c.heading_path), ensure_ascii=False),
-                 c.text, c.lang, c.source, c.doc_type, c.date, c.location and c.location.encode(),
-                 *(None if v is None else sqlite_vectors.IN_FILE if spooled is not None else v.tobytes()
-                   for v in vectors)),
-            )
-            rowid = cur.lastrowid
-            for field, v in zip(VECTOR_FIELDS, vectors):
-                if v is not None and spooled is not None:
-                    spooled[field][0].append(rowid)
-                    spooled[field][1].append(v)
-            cur.execute(
-                "INSERT INTO chunk_terms (rowid, title, heading, body) VALUES (?,?,?,?)",
-                (rowid, " ".join(r.title_terms), " ".join(r.heading_terms), " ".join(r.body_terms)),
-            )
-            added.append(rowid)
+        """Insert chunks (rows from :func:`flat_record`) and their keyword rows, under rowids
+        ``first``, ``first + 1``, … (the store's largest rowid + 1 on, as SQLite would give
+        them one by one), one statement per table; their rowids. With ``spooled`` (field →
+        rowids, vectors), each vector's blob is left empty and the vector added there for the
+        field's spool (:mod:`chaja.stores.sqlite_spool`); without it, each blob holds its vector."""
+        added = list(range(first, first + len(rows)))
+        cur.executemany(
+            "INSERT INTO chunks (rowid, id, doc_id, ordinal, title, heading, text, lang, source,"
+            " doc_type, date, location, vector, heading_vector, aligned_vector, aligned_heading_vector)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            [(rowid, r.chunk.id, r.chunk.doc_id, r.chunk.ordinal, r.chunk.title,
+              json.dumps(list(r.chunk.heading_path), ensure_ascii=False), r.chunk.text, r.chunk.lang,
+              r.chunk.source, r.chunk.doc_type, r.chunk.date, r.chunk.location and r.chunk.location.encode(),
+              *(None if v is None else sqlite_vectors.IN_FILE if spooled is not None else v.tobytes()
+                for v in vectors))
+             for rowid, (r, *vectors) in zip(added, rows)])
+        if spooled is not None:
+            for rowid, (_, *vectors) in zip(added, rows):
+                for field, v in zip(VECTOR_FIELDS, vectors):
+                    if v is not None:
+                        spooled[field][0].append(rowid)
+                        spooled[field][1].append(v)
+        cur.executemany("INSERT INTO chunk_terms (rowid, title, heading, body) VALUES (?,?,?,?)",
+                        [(rowid, " ".join(r.title_terms), " ".join(r.heading_terms), " ".join(r.body_terms))
+                         for rowid, (r, *_) in zip(added, rows)])
         return added
 
     def _dims(self, rows: list[tuple]) -> tuple[set[int], set[int], str | None, str | None]:
