@@ -27,7 +27,7 @@ def test_a_score_is_the_rebuilt_rows_score_block_by_block(floats_kept, monkeypat
     """Scored on the codes a block at a time (a large matrix), or on the floats a small
     matrix keeps after its first scan: the same scores either way."""
     if not floats_kept:
-        monkeypatch.setattr(quantized, "FLOAT_CACHE_NUMBERS", 0)
+        monkeypatch.setattr(quantized, "FLOAT_CACHE_ROWS", 0)
     m = unit_rows(2 * BLOCK + 5, 32, seed=1)
     q = ScaledInt8.quantize(m)
     query = unit_rows(1, 32, seed=2)[0]
@@ -37,6 +37,17 @@ def test_a_score_is_the_rebuilt_rows_score_block_by_block(floats_kept, monkeypat
     assert np.array_equal(q[rows], np.asarray(q)[rows]) and q[3].shape == (32,)
     assert np.allclose(q.mean(axis=0), np.asarray(q).mean(axis=0))
     assert (q._floats is not None) == floats_kept
+
+
+def test_only_a_field_searched_exactly_keeps_its_floats(monkeypatch):
+    """A matrix as large as a field that gets a graph rescores a few rows on its codes and
+    keeps no float copy of itself; one row fewer keeps it after its first scan."""
+    monkeypatch.setattr(quantized, "FLOAT_CACHE_ROWS", 50)
+    query = unit_rows(1, 16, seed=4)[0]
+    big, small = ScaledInt8.quantize(unit_rows(50, 16, seed=5)), ScaledInt8.quantize(unit_rows(49, 16, seed=5))
+    for m in (big, small):
+        quantized.row_scores(m, query, np.array([3, 7]))
+    assert big._floats is None and small._floats is not None
 
 
 def test_take_and_append_keep_codes_and_wider_rows_widen_the_scales():

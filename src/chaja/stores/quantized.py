@@ -10,7 +10,7 @@ error of a cosine was 0.002 (mean 0.0003), and 99% of each exact top 10 was the 
 :class:`ScaledInt8` acts as the float matrix where the store reads one: ``m @ q`` (in
 blocks, so no float copy of the whole field is made), ``m[rows]`` (float32 rows),
 ``np.asarray(m)`` (the whole field in float32, for a graph build), ``m.shape``. A small
-matrix keeps its rebuilt floats after its first scan (:data:`FLOAT_CACHE_NUMBERS`).
+matrix keeps its rebuilt floats after its first scan (:data:`FLOAT_CACHE_ROWS`).
 :func:`take` and :func:`append` keep codes as codes; rows that do not fit the scales
 widen them (the codes held are rounded again once to the wider scale).
 """
@@ -22,11 +22,13 @@ import numpy as np
 LEVELS = 127
 #: rows turned into float32 at once by a scan (3 MB of float32 for 2,048 512-d rows)
 BLOCK = 2_048
-#: a matrix of at most this many numbers keeps its rebuilt floats after its first scan
-#: (41 MB: 20,000 512-d rows, the largest field searched exactly by default): turning codes
-#: into floats at every scan made an exact search of 10,000 384-d rows 1.7 times float32's
-#: (1.13 against 0.66 ms); larger fields are walked by their graphs and rescore a few rows
-FLOAT_CACHE_NUMBERS = 20_000 * 512
+#: a matrix of fewer rows than this keeps its rebuilt floats after its first scan (at most
+#: 41 MB: 20,000 512-d rows), the fields searched exactly by default (the store's
+#: ``ANN_THRESHOLD``): turning codes into floats at every scan made an exact search of
+#: 10,000 384-d rows 1.7 times float32's (1.13 against 0.66 ms). Larger fields are walked
+#: by their graphs and rescore a few hundred rows, for which a float copy of the whole
+#: field (39 MB for the 25,662 384-d section names of a 100,000-chunk store) is not worth its memory
+FLOAT_CACHE_ROWS = 20_000
 
 
 class ScaledInt8:
@@ -81,9 +83,9 @@ class ScaledInt8:
         return out if dtype is None else out.astype(dtype, copy=False)
 
     def small_floats(self) -> np.ndarray | None:
-        """The rebuilt float32 rows of a matrix small enough to keep them (at most
-        ``FLOAT_CACHE_NUMBERS`` numbers; built on the first call, read-only), else None."""
-        if self._floats is None and self.codes.size <= FLOAT_CACHE_NUMBERS:
+        """The rebuilt float32 rows of a matrix small enough to keep them (fewer than
+        ``FLOAT_CACHE_ROWS`` rows; built on the first call, read-only), else None."""
+        if self._floats is None and self.codes.shape[0] < FLOAT_CACHE_ROWS:
             self._floats = np.asarray(self)
             self._floats.flags.writeable = False
         return self._floats
