@@ -48,6 +48,7 @@ class SearchConfig:
     mode: str = "hybrid"                # "hybrid" | "keyword" | "vector": which lists are searched
     top_k: int = 10                     # chunks kept after fusion
     candidates: int = 60                # candidates per retrieval path
+    side_candidates: int = 30           # ... but at most this many from the section-name and aligned vector lists, which mostly score the other lists' candidates
     fusion: str = "calibrated"          # "calibrated" (background z-scores) | "convex" (weighted min-max normalised scores) | "rrf"
     normalization: str = "minmax"       # convex fusion: "minmax" | "zscore" (floored at 0)
     rrf_k: float = 20.0                 # RRF(d) = sum 1 / (rrf_k + rank)
@@ -276,7 +277,8 @@ def parse_reranker(spec: object) -> tuple[str, str]:
 #: numeric settings and their bounds (inclusive; None = unbounded)
 BOUNDS = {
     "index.chunk_chars": (50, 100_000), "index.chunk_min_chars": (0, 100_000), "index.read_timeout_s": (0, None),
-    "search.top_k": (1, 1000), "search.candidates": (1, 10_000), "search.rrf_k": (0, None),
+    "search.top_k": (1, 1000), "search.candidates": (1, 10_000), "search.side_candidates": (1, 10_000),
+    "search.rrf_k": (0, None),
     "search.gate_depth": (1, 10_000), "search.gate_share": (0, 1), "search.title_weight": (0, None),
     "search.heading_weight": (0, None), "search.reserved_keyword_share": (0, 1), "search.chunk_cap": (0, None),
     "search.keyword_neutral_depth": (0, 10_000), "search.keyword_neutral_best": (0.0, 1.0),

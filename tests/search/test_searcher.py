@@ -213,6 +213,24 @@ def test_candidates_bound_each_list(corpus_index):
     assert all((c.keyword_rank or 0) <= 3 and (c.vector_rank or 0) <= 3 for c in res.chunks)
 
 
+def test_side_lists_bring_fewer_candidates_only_where_every_candidate_is_scored(corpus_index):
+    """Under calibrated fusion the section-name and aligned lists bring at most
+    side_candidates (every candidate is scored in their fields anyway); a rank fusion
+    counts their votes, and takes as many from them as from the passage list."""
+    def side_ranks(fusion: str) -> tuple[int, int]:
+        old = _with(corpus_index, candidates=8, side_candidates=2, fusion=fusion)
+        try:
+            res = corpus_index.search("자기주식 소각 결정 공시 how to descale", top_k=8)
+        finally:
+            _with(corpus_index, **old)
+        side = [r for c in res.chunks for name, r in c.ranks.items()
+                if name in ("heading", "aligned", "aligned_heading")]
+        return max(side), max(c.vector_rank or 0 for c in res.chunks)
+    side, vector = side_ranks("calibrated")
+    assert side <= 2 < vector
+    assert side_ranks("rrf")[0] > 2
+
+
 def test_an_unavailable_reranker_is_refused(corpus_index):
     old = _with(corpus_index, reranker="cross-encoder")
     try:
