@@ -3,7 +3,7 @@ client and typed into the page in headless Chromium, interleaved.
 
 A real hub (``chaja serve``, in its own process) over the React docs store; for each of
 ``--n`` questions of the React natural test split (evenly spaced, so all four language
-pairs are in), four ways, in an order that rotates question by question, each after a
+pairs are in), six ways, in an order that rotates question by question, each after a
 pause (``--settle``, 0.1 s: a person reads before asking again; without it one way's
 leftover work, the browser painting the last results, lands on the next):
 
@@ -24,7 +24,9 @@ leftover work, the browser painting the last results, lands on the next):
 - **bare page**: a page of a form, ``fetch()`` and a plain list (no styles, no
   highlighting, no why line), typed into and timed as the search page is: the floor for
   any page a person types a question into (served in place of ``/`` by Playwright, so
-  it is on the hub's origin).
+  it is on the hub's origin);
+- **floors**: ``GET /readyz`` (the hub's smallest answer) from the plain client and by
+  ``fetch()`` in the tab: what this browser adds to any request, however small.
 
 One untimed pass over every question (every way) first. Reported: median and p95 of
 each way, the median over questions of page ÷ client, the overhead (page p50 ÷ client
@@ -92,6 +94,14 @@ FETCH = """async (q) => {
                                          body: JSON.stringify({query: q, k: 10})});
   const data = await res.json();
   return [performance.now() - t, data.results.length];
+}"""
+
+# any request's floor: the smallest answer the hub gives, by fetch() in the tab
+FLOOR = """async () => {
+  const t = performance.now();
+  const res = await fetch("/readyz");
+  await res.json();
+  return performance.now() - t;
 }"""
 
 # the least a page a question is typed into can do: a form, fetch() and a plain list
@@ -181,6 +191,13 @@ class Client:
             raise SystemExit(f"the hub answered {resp.status}: {data}")
         return ms, data
 
+    def floor(self, q: str = "") -> float:
+        """``GET /readyz`` (the smallest answer the hub gives): ms to the parsed JSON."""
+        t = time.perf_counter()
+        self.conn.request("GET", "/readyz")
+        json.loads(self.conn.getresponse().read())
+        return (time.perf_counter() - t) * 1000
+
     def get(self, path: str) -> dict:
         self.conn.request("GET", path)
         resp = self.conn.getresponse()
@@ -224,6 +241,10 @@ class Tab:
         return {"dom_ms": dom - t0, "frame_ms": frame - t0, "driver_ms": driver, "docs": docs,
                 "requests": list(self.requests)}
 
+    def floor(self, q: str = "") -> float:
+        """``GET /readyz`` by ``fetch()`` in this tab: ms to the parsed JSON."""
+        return self.page.evaluate(FLOOR)
+
     def fetch(self, q: str) -> float:
         """The same request by ``fetch()`` in this tab, none of the page's code: ms to the parsed JSON."""
         ms, _ = self.page.evaluate(FETCH, q)
@@ -246,7 +267,9 @@ def markdown(report: dict) -> str:
             ("search page: Enter → the next frame after that", r["page_frame"]),
             ("search page, as the driver sees it (Playwright's round trips included)", r["page_driver"]),
             ("browser fetch: the same request by `fetch()` in the tab, no page code", r["browser_fetch"]),
-            ("bare page (a form, `fetch()`, a plain list): Enter → results in the DOM", r["bare_dom"])]
+            ("bare page (a form, `fetch()`, a plain list): Enter → results in the DOM", r["bare_dom"]),
+            ("any request's floor, plain client: `GET /readyz` → parsed JSON", r["client_floor"]),
+            ("any request's floor, browser: `GET /readyz` by `fetch()` in the tab", r["browser_floor"])]
     d = r["where_ms"]
     lines = [
         "# What the search page costs a search",
@@ -274,6 +297,9 @@ def markdown(report: dict) -> str:
         f"− client) {d['browser_networking']} ms; a key press and a page drawn (bare page − browser fetch) "
         f"{d['key_and_drawing']} ms; this page's own code (search page − bare page) **{d['page_code']} ms** "
         f"(search page p50 ÷ bare page p50 − 1: {r['page_over_bare_pct']:+.1f}%)",
+        f"- what this browser adds to any request, however small (browser floor − client floor): "
+        f"{d['browser_floor']} ms; the search page against the same search by `fetch()` from the same tab: "
+        f"{r['page_over_browser_fetch_pct']:+.1f}%",
         f"- requests the page sent per search: {report['page_requests_per_search']} "
         f"(the same body as the client's: {report['same_body']}); the same documents in the same order as the "
         f"client for {report['same_results']} of {report['n']} questions",
@@ -329,14 +355,15 @@ def main(argv: list[str] | None = None) -> int:
                 try:
                     page = Tab(browser, url, args.page.read_text(encoding="utf-8") if args.page else None)
                     bare = Tab(browser, url, BARE, bare=True)
-                    ways = {"client": client.search, "page": page.search, "fetch": page.fetch, "bare": bare.search}
+                    ways = {"client": client.search, "page": page.search, "fetch": page.fetch, "bare": bare.search,
+                            "client_floor": client.floor, "browser_floor": page.floor}
                     for q in qs:                                      # warm-up, untimed
                         for way in ways.values():
                             way(q)
                     print("warmed up", file=sys.stderr)
                     rows = []
                     for i, q in enumerate(qs):
-                        order = list(ways)[i % 4:] + list(ways)[:i % 4]
+                        order = list(ways)[i % len(ways):] + list(ways)[:i % len(ways)]
                         timed: dict = {}
                         for way in order:
                             time.sleep(args.settle)
@@ -347,6 +374,8 @@ def main(argv: list[str] | None = None) -> int:
                                      "page_dom_ms": round(got["dom_ms"], 3), "page_frame_ms": round(got["frame_ms"], 3),
                                      "page_driver_ms": round(got["driver_ms"], 3), "browser_fetch_ms": round(f_ms, 3),
                                      "bare_dom_ms": round(b["dom_ms"], 3), "page_requests": len(got["requests"]),
+                                     "client_floor_ms": round(timed["client_floor"], 3),
+                                     "browser_floor_ms": round(timed["browser_floor"], 3),
                                      "same_body": len(searches) == 1 and searches[0][0] == "POST"
                                      and (searches[0][2] or "").encode() == Client.body(q),
                                      "same_results": got["docs"] == [d["doc_id"] for d in data["results"]]})
@@ -363,11 +392,13 @@ def main(argv: list[str] | None = None) -> int:
                 proc.kill()
 
     col = {k: [r[k] for r in rows] for k in ("client_ms", "page_dom_ms", "page_frame_ms", "page_driver_ms",
-                                              "browser_fetch_ms", "bare_dom_ms")}
+                                              "browser_fetch_ms", "bare_dom_ms", "client_floor_ms",
+                                              "browser_floor_ms")}
     results = {
         "client": summary(col["client_ms"]), "page_dom": summary(col["page_dom_ms"]),
         "page_frame": summary(col["page_frame_ms"]), "page_driver": summary(col["page_driver_ms"]),
         "browser_fetch": summary(col["browser_fetch_ms"]), "bare_dom": summary(col["bare_dom_ms"]),
+        "client_floor": summary(col["client_floor_ms"]), "browser_floor": summary(col["browser_floor_ms"]),
         "ratio_median": round(statistics.median(p / c for p, c in zip(col["page_dom_ms"], col["client_ms"])), 3),
     }
     p50 = {k: v["p50_ms"] for k, v in results.items() if isinstance(v, dict)}
@@ -377,7 +408,10 @@ def main(argv: list[str] | None = None) -> int:
     results["where_ms"] = {"page_over_client": round(p50["page_dom"] - p50["client"], 2),
                            "browser_networking": round(p50["browser_fetch"] - p50["client"], 2),
                            "key_and_drawing": round(p50["bare_dom"] - p50["browser_fetch"], 2),
-                           "page_code": round(p50["page_dom"] - p50["bare_dom"], 2)}
+                           "page_code": round(p50["page_dom"] - p50["bare_dom"], 2),
+                           "browser_floor": round(p50["browser_floor"] - p50["client_floor"], 2)}
+    # the page against the same search asked from the same browser with no page code at all
+    results["page_over_browser_fetch_pct"] = round((p50["page_dom"] / p50["browser_fetch"] - 1) * 100, 1)
     per_search = sorted({r["page_requests"] for r in rows})
     resolved = Path(store).resolve()
     report = {
