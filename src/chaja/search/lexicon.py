@@ -53,8 +53,12 @@ def words_of(text: str, lang: str) -> list[str]:
     """The lexicon words of one text in ``lang``: its content words in that language's
     script (Hangul for ``ko``, any other for the rest), two characters or more, not numbers."""
     korean = lang == "ko"
-    return [w for w in content_words(text)
-            if len(w) >= 2 and is_hangul(w) == korean and not w.isdigit()]
+    return [w for w in content_words(text) if _lexicon_word(w, korean)]
+
+
+def _lexicon_word(w: str, korean: bool) -> bool:
+    """Two characters or more, not a number, in Hangul exactly when ``korean``."""
+    return len(w) >= 2 and is_hangul(w) == korean and not w.isdigit()
 
 
 def count_words(texts: Iterable[tuple[str, str]]) -> dict[str, Counter]:
@@ -72,7 +76,7 @@ def count_words(texts: Iterable[tuple[str, str]]) -> dict[str, Counter]:
         counted = counts[lang] = Counter()
         for run, n in seen.items():
             for w in run_content_words(run):
-                if len(w) >= 2 and is_hangul(w) == korean and not w.isdigit():
+                if _lexicon_word(w, korean):
                     counted[w] += n
     return counts
 
