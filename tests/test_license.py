@@ -7,7 +7,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_license_file_matches_the_declared_licence():
-    declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["license"]["text"]
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    declared = project["license"]                       # an SPDX expression (PEP 639)
+    assert project["license-files"] == ["LICENSE"]
     text = (ROOT / "LICENSE").read_text(encoding="utf-8")
     assert re.search(rf"^SPDX-License-Identifier: {re.escape(declared)}$", text, re.M)
     names = {"Apache-2.0": "Apache License, Version 2.0", "MIT": "MIT License"}
