@@ -54,6 +54,17 @@ def test_written_vectors_are_spooled_not_stored_in_rows_and_every_reader_finds_t
         assert writer.check() == []
 
 
+def test_the_stores_size_counts_its_spools(tmp_path):
+    rng = np.random.default_rng(7)
+    with SqliteStore(tmp_path / "s.chaja") as s:
+        s.put_documents([doc(i, rng) for i in range(40)])
+        spools = sqlite_spool.files_of(s.path)
+        assert spools and all(p.stat().st_size > 0 for p in spools)
+        rest = sum(p.stat().st_size for p in tmp_path.iterdir()
+                   if p not in spools and not p.name.endswith("-shm"))     # (SQLite's shared-memory index)
+        assert s.stats().size_bytes == rest + sum(p.stat().st_size for p in spools)
+
+
 def test_a_rowid_given_again_reads_its_last_record(tmp_path):
     rng = np.random.default_rng(2)
     with SqliteStore(tmp_path / "s.chaja") as s:

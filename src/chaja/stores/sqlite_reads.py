@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from chaja.documents import Chunk, DocumentInfo, Location, StoreStats
-from chaja.stores import sqlite_ann, sqlite_vectors
+from chaja.stores import sqlite_ann, sqlite_spool, sqlite_vectors
 from chaja.stores.base import StoreError, sample_order
 from chaja.stores.sorted_keys import positions
 from chaja.stores.sqlite_in import select_in
@@ -164,7 +164,7 @@ class ChunkReads:
         beside = [Path(f"{self.path}-wal"), Path(f"{self.path}-keywords"),
                   *(sqlite_ann.graph_path(self.path, f) for f in VECTOR_FIELDS),
                   *(sqlite_ann.groups_path(self.path, f) for f in VECTOR_FIELDS),
-                  *sqlite_vectors.files_of(self.path)]
+                  *sqlite_vectors.files_of(self.path), *sqlite_spool.files_of(self.path)]
         size = sum(p.stat().st_size for p in (self.path, *beside) if p.exists())
         return StoreStats(documents=docs, chunks=chunks, by_lang=counts("lang"),
                           by_source=counts("source"), by_doc_type=counts("doc_type"), size_bytes=size)
