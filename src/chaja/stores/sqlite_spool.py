@@ -25,7 +25,6 @@ commits, and a spool no record names is removed by the next compaction.
 """
 from __future__ import annotations
 
-import glob
 import json
 import mmap
 import os
@@ -35,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from chaja.stores import sqlite_vectors
 from chaja.stores.base import StoreError
 from chaja.stores.sorted_keys import positions
 
@@ -45,8 +45,7 @@ def record_key(field: str) -> str:
 
 def files_of(store_path: Path, field: str | None = None) -> list[Path]:
     """Every spool file beside the store (of ``field``), recorded or not."""
-    fields = "*" if field is None else field
-    return sorted(store_path.parent.glob(f"{glob.escape(store_path.name)}-{fields}.*.spool"))
+    return sqlite_vectors.files_beside(store_path, field, ".spool")
 
 
 def _record_dtype(dim: int) -> np.dtype:
@@ -95,6 +94,10 @@ class Spool:
         self.rowids, self.vectors = rowids, vectors
         self._last: tuple[np.ndarray, np.ndarray] | None = None
 
+    @classmethod
+    def empty(cls, dim: int) -> "Spool":
+        return cls(np.zeros(0, np.int64), np.zeros((0, dim), np.float32))
+
     def __len__(self) -> int:
         return int(self.rowids.size)
 
@@ -133,7 +136,7 @@ def read(store_path: Path, field: str, value: str | None, dim: int) -> Spool:
     spool); :class:`MissingSpool` where the file is missing or short."""
     kind = _record_dtype(dim)
     if not value:
-        return Spool(np.zeros(0, np.int64), np.zeros((0, dim), np.float32))
+        return Spool.empty(dim)
     rec = json.loads(value)
     path = store_path.with_name(rec["file"])
     want = rec["rows"] * kind.itemsize
@@ -142,7 +145,7 @@ def read(store_path: Path, field: str, value: str | None, dim: int) -> Spool:
             if os.fstat(f.fileno()).st_size < want:
                 raise MissingSpool(f"{path.name} holds fewer than the {rec['rows']} vectors the store recorded")
             if not want:
-                return Spool(np.zeros(0, np.int64), np.zeros((0, dim), np.float32))
+                return Spool.empty(dim)
             mapped = mmap.mmap(f.fileno(), want, access=mmap.ACCESS_READ)
     except FileNotFoundError:
         raise MissingSpool(f"{path.name} is missing") from None
@@ -155,8 +158,5 @@ def recorded_file(value: str | None) -> str | None:
 
 
 def remove_unrecorded(store_path: Path, field: str, recorded: str | None) -> None:
-    """Remove the field's spools but the ``recorded`` one; only under the store's write
-    lock, where no other writer has a spool it has not yet recorded."""
-    for path in files_of(store_path, field):
-        if path.name != recorded:
-            path.unlink(missing_ok=True)
+    """Remove the field's spools but the ``recorded`` one (:func:`sqlite_vectors.remove_all_but`)."""
+    sqlite_vectors.remove_all_but(files_of(store_path, field), {recorded or ""})

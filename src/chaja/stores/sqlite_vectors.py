@@ -59,10 +59,23 @@ def record_key(field: str) -> str:
     return f"vectors.{field}"
 
 
+def files_beside(store_path: Path, field: str | None, suffix: str) -> list[Path]:
+    """Every ``<store>-<field>.*<suffix>`` file beside the store (of any field for None)."""
+    fields = "*" if field is None else field
+    return sorted(store_path.parent.glob(f"{glob.escape(store_path.name)}-{fields}.*{suffix}"))
+
+
+def remove_all_but(paths: list[Path], kept: set[str]) -> None:
+    """Remove each of ``paths`` whose name is not in ``kept``; only under the store's write
+    lock, where no other writer has a file it has not yet recorded."""
+    for path in paths:
+        if path.name not in kept:
+            path.unlink(missing_ok=True)
+
+
 def files_of(store_path: Path, field: str | None = None) -> list[Path]:
     """Every vector file beside the store (of ``field``), recorded or not, copies included."""
-    fields = "*" if field is None else field
-    return sorted(store_path.parent.glob(f"{glob.escape(store_path.name)}-{fields}.*vectors"))
+    return files_beside(store_path, field, "vectors")
 
 
 class ChunkIds(Sequence):
@@ -101,11 +114,8 @@ def ids_at(ids: Sequence[str], rows) -> list[str]:
 
 
 def remove_unrecorded(store_path: Path, field: str, recorded: str | None) -> None:
-    """Remove the field's files but the ``recorded`` one and a schema-5 copy; only under
-    the store's write lock, where no other compaction has a file not yet recorded."""
-    for path in files_of(store_path, field):
-        if path != copy_path(store_path, field) and path.name != recorded:
-            path.unlink(missing_ok=True)
+    """Remove the field's files but the ``recorded`` one and a schema-5 copy (:func:`remove_all_but`)."""
+    remove_all_but(files_of(store_path, field), {copy_path(store_path, field).name, recorded or ""})
 
 
 def encoding_of(matrix) -> str:
