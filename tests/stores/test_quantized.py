@@ -1,12 +1,12 @@
-"""int8 codes with one scale per dimension: each number within half a step of what it
-was, scores as the rebuilt floats give them, rows taken and added as codes."""
+"""int8 codes with one scale and one offset per dimension: each number within half a step
+of what it was, scores as the rebuilt floats give them, rows taken and added as codes."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 from chaja.stores import quantized
-from chaja.stores.quantized import BLOCK, LEVELS, ScaledInt8, append, fitting_scales, take
+from chaja.stores.quantized import BLOCK, LEVELS, ScaledInt8, append, fitting_range, take
 
 
 def unit_rows(n: int, dim: int, seed: int = 0) -> np.ndarray:
@@ -59,6 +59,7 @@ def test_take_and_append_keep_codes_and_wider_rows_widen_the_scales():
     assert np.array_equal(fits.scales, q.scales) and np.array_equal(fits.codes[:300], q.codes)
     wide = append(q, 3 * m[:10])
     assert np.all(wide.scales >= q.scales) and wide.shape == (310, 16)
+    assert not np.array_equal(wide.offsets, q.offsets)
     both = np.concatenate([m, 3 * m[:10]])
     assert np.all(np.abs(np.asarray(wide) - both) <= wide.scales * (1 + 1e-5))
     assert np.array_equal(append(m, m[:2]), np.concatenate([m, m[:2]]))     # a float matrix stays float
@@ -67,8 +68,40 @@ def test_take_and_append_keep_codes_and_wider_rows_widen_the_scales():
 def test_a_column_of_zeros_and_an_empty_matrix():
     m = unit_rows(10, 4)
     m[:, 2] = 0
-    assert fitting_scales(m)[2] == 1 and np.all(ScaledInt8.quantize(m).codes[:, 2] == 0)
+    assert fitting_range(m)[0][2] < 1e-9 and np.all(ScaledInt8.quantize(m).codes[:, 2] == 0)
     assert ScaledInt8.quantize(np.zeros((0, 4), np.float32)).shape == (0, 4)
+    # a row added with another value in that column widens its range instead of losing the value
+    row = unit_rows(1, 4, seed=9)
+    row[0, 2] = 0.5
+    assert abs(append(ScaledInt8.quantize(m), row)[10][2] - 0.5) < 1e-3
+
+
+def test_a_dimension_off_zero_is_coded_over_its_own_range():
+    """Vectors that share a direction (as an encoder's do) take values in a range off zero:
+    the codes span that range, not ±max|v|, so the step is smaller than a symmetric one's and
+    the error with it; scores add q · o."""
+    rng = np.random.default_rng(7)
+    m = (0.5 + 0.05 * rng.standard_normal((1000, 16))).astype(np.float32)
+    q = ScaledInt8.quantize(m)
+    assert np.allclose(q.offsets, (m.max(0) + m.min(0)) / 2, atol=1e-6)
+    assert np.all(q.scales < np.abs(m).max(0) / LEVELS / 2)             # symmetric codes' step, halved
+    assert q.codes.min() == -LEVELS and q.codes.max() == LEVELS
+    assert np.all(np.abs(np.asarray(q) - m) <= q.scales / 2 * (1 + 1e-4))
+    query = rng.standard_normal(16).astype(np.float32)
+    bound = float(np.abs(query) @ q.scales) / 2 + 1e-5      # each number within half a step
+    assert np.abs(q @ query - m @ query).max() <= bound
+    assert np.abs(quantized.row_scores(q, query, np.array([4, 2])) - (m @ query)[[4, 2]]).max() <= bound
+
+
+def test_codes_written_before_offsets_were_kept_read_as_symmetric_codes():
+    """A file of codes and scales alone (no offsets) is the symmetric quantizer's: offset 0."""
+    m = unit_rows(40, 8, seed=11)
+    scales = np.abs(m).max(0) / LEVELS
+    old = ScaledInt8(np.rint(m / scales).astype(np.int8), scales)
+    assert np.array_equal(old.offsets, np.zeros(8, np.float32))
+    assert np.all(np.abs(np.asarray(old) - m) <= scales / 2 * (1 + 1e-5))
+    grown = append(old, m[:3])                  # rows that fit keep the old codes as they are
+    assert np.array_equal(grown.codes[:40], old.codes) and np.array_equal(grown.offsets, old.offsets)
 
 
 def test_codes_that_do_not_match_their_scales_are_refused():
@@ -92,3 +125,24 @@ def test_row_scores_score_a_row_the_same_whichever_rows_are_scored_with_it():
             assert np.array_equal(row_scores(matrix, q, rows), every[rows])        # to the last bit
             assert np.allclose(every, np.asarray(matrix) @ q, atol=1e-3)
         assert row_scores(codes, q, rows[:0]).shape == (0,)
+
+
+def test_a_range_widened_by_rows_added_later_takes_a_margin(monkeypatch):
+    """A growing field's extremes creep outward, and every widening rounds the codes held
+    once more: widened with a margin, a range is widened (and its codes rounded again)
+    less often than one widened just to its newest extreme, and the error stays smaller."""
+    rng = np.random.default_rng(12)
+    rows = rng.standard_normal((5000, 16)).astype(np.float32)
+
+    def grown(margin: float) -> tuple[int, float]:
+        monkeypatch.setattr(quantized, "WIDEN_MARGIN", margin)
+        m, widenings = ScaledInt8.quantize(rows[:0]), 0
+        for at in range(0, rows.shape[0], 50):
+            before = m.scales.copy()
+            m = append(m, rows[at:at + 50])
+            widenings += int(np.sum(m.scales != before))
+        return widenings, float((np.abs(np.asarray(m) - rows) / m.scales).max())
+
+    margin = quantized.WIDEN_MARGIN
+    (tight, tight_error), (wide, wide_error) = grown(0.0), grown(margin)
+    assert wide < 0.7 * tight and wide_error < tight_error

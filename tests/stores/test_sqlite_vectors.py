@@ -333,3 +333,35 @@ def test_the_pages_the_vectors_leave_are_given_back(tmp_path, monkeypatch, incre
         assert path.stat().st_size < 0.2 * full      # 7 KB of each chunk's ~8 KB were its vectors
         assert s.vector(items[7][1][0].vector, 1)[0].chunk_id == "b7#0"
         assert s.check() == []
+
+
+def test_a_file_of_symmetric_codes_written_before_offsets_reads_and_grows(store):
+    """A vector file written before the codes kept an offset per dimension holds codes and
+    scales alone (``c = round(v / s)``): it is read as offset 0, searched as it was, and
+    rows added later join it, widening it to their range where they need it."""
+    from chaja.stores import array_file
+    from chaja.stores.quantized import LEVELS
+
+    path = recorded(store, "chunk")
+    arrays, meta = array_file.load(path, sqlite_vectors.MAGIC)
+    want = given(store)["chunk"]
+    ids = [str(bytes(arrays["ids"][a:b]), "utf-8") for a, b in zip(arrays["id_offsets"][:-1], arrays["id_offsets"][1:])]
+    floats = np.array([want[c][0] for c in ids], np.float32)
+    scales = (np.abs(floats).max(axis=0) / LEVELS).astype(np.float32)
+    old = {k: np.array(v) for k, v in arrays.items() if k not in ("codes", "scales", "offsets")}
+    del arrays
+    array_file.save(path, sqlite_vectors.MAGIC, {"codes": np.rint(floats / scales).astype(np.int8),
+                                                 "scales": scales, **old}, meta)
+    reader = SqliteStore(store.path)
+    try:
+        mat = reader._vectors("chunk")[0]
+        assert np.array_equal(mat.offsets, np.zeros(DIM, np.float32)) and np.array_equal(mat.scales, scales)
+        assert holds(mat, floats)
+        q = docs(1, 1)[0][1][0].vector
+        assert reader.vector(q, 1)[0].chunk_id == "d0#0"
+    finally:
+        reader.close()
+    store.put_documents(docs(20, 9, prefix="late"))
+    store.compact(force=True)
+    assert_matches_rows(store)
+    assert store.vector(docs(3, 9, prefix="late")[2][1][0].vector, 1)[0].chunk_id == "late2#0"

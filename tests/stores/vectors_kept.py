@@ -1,6 +1,8 @@
 """What a store's vector matrix should hold for the vectors it was given: the same numbers
-for float32, each within one step of its dimension's scale for int8 codes (half a step
-when written at once; rows whose scales were widened later are rounded twice)."""
+for float32, each within one and a half steps of its dimension's scale for int8 codes
+(half a step when written at once; each widening of a dimension's range by rows added
+later rounds the codes held once more, within half of the new step: these tests' stores
+widen a range at most twice)."""
 from __future__ import annotations
 
 import numpy as np
@@ -13,7 +15,7 @@ def holds(matrix, given, rows=None) -> bool:
     given = np.asarray(given, dtype=np.float32)
     got = np.asarray(matrix if rows is None else matrix[rows], dtype=np.float32).reshape(given.shape)
     if isinstance(matrix, ScaledInt8):
-        return bool(np.all(np.abs(got - given) <= matrix.scales * (1 + 1e-5)))
+        return bool(np.all(np.abs(got - given) <= 1.5 * matrix.scales * (1 + 1e-5)))
     return bool(np.array_equal(got, given))
 
 

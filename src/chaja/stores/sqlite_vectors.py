@@ -157,7 +157,8 @@ def _save(path: Path, field: str, matrix, ids: Sequence[str], langs: np.ndarray,
     code = {n: i for i, n in enumerate(names)}
     encoded = [c.encode("utf-8") for c in ids]
     offsets = np.concatenate([[0], np.cumsum([len(b) for b in encoded], dtype=np.int64)]).astype(np.int64)
-    numbers = ({"codes": matrix.codes, "scales": matrix.scales} if isinstance(matrix, ScaledInt8)
+    numbers = ({"codes": matrix.codes, "scales": matrix.scales, "offsets": matrix.offsets}
+               if isinstance(matrix, ScaledInt8)
                else {"matrix": matrix.astype(np.float32, copy=False)})
     array_file.save(path, MAGIC, {
         **numbers, "rowids": rowids.astype(np.int64),
@@ -206,6 +207,8 @@ def _load(path: Path, field: str, store_id: str, *, seq: int | None = None):
     if meta.get("store_id") != store_id or meta.get("field") != field or (seq is not None and meta.get("seq") != seq):
         raise ValueError("another store's or another entry's")
     names = np.array(meta["lang_names"] or [""])
-    matrix = ScaledInt8(arrays["codes"], arrays["scales"]) if "codes" in arrays else arrays["matrix"]
+    # (a file written before the offsets were kept holds symmetric codes: offset 0)
+    matrix = ScaledInt8(arrays["codes"], arrays["scales"], arrays.get("offsets")) if "codes" in arrays \
+        else arrays["matrix"]
     return (matrix, ChunkIds(arrays["ids"], arrays["id_offsets"]),
             names[arrays["langs"]] if arrays["langs"].size else np.zeros(0, names.dtype), arrays["rowids"])
