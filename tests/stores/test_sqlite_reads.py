@@ -28,3 +28,33 @@ def test_vector_scores_at_gives_the_languages_and_cosines_of_candidates_in_their
         with pytest.raises(StoreError):
             s.vector_scores_at(["s#0"], [(np.ones(3, np.float32), "chunk")])
         assert s.vector_scores_at([], [(q, "chunk")])[1][0].shape == (0,)
+
+
+def test_the_sample_order_cut_is_the_sort_by_the_key():
+    """The first n ids by :func:`sample_order`, found by a partition of the digests' first
+    bytes, are the first n of a full sort by that key, in its order, for every n."""
+    from chaja.stores.base import first_in_sample_order, sample_order
+
+    ids = [f"doc{i}#{i % 7}" for i in range(500)] + ["", "한국어#0", "x" * 300]
+    by_key = sorted(range(len(ids)), key=lambda i: sample_order(ids[i]))
+    for n in (0, 1, 2, 17, 250, len(ids) - 1, len(ids), len(ids) + 5):
+        assert first_in_sample_order(ids, n).tolist() == by_key[:n]
+
+
+@pytest.mark.parametrize("languages", [("ko", "en", ""), ("en",)])
+def test_language_means_summed_block_by_block_are_each_languages_mean(tmp_path, build, monkeypatch, languages):
+    """Summed a few rows at a time, the means are each language's rows' mean, with its count."""
+    from chaja.stores import sqlite_reads
+
+    monkeypatch.setattr(sqlite_reads, "MEAN_BLOCK", 4)
+    with SqliteStore(tmp_path / "m.chaja") as s:
+        for i in range(11):
+            d, r = build.make_doc(f"d{i}", "문서", ["본문"], lang=languages[i % len(languages)])
+            r[0].vector = build.unit(i + 1)
+            s.put_document(d, r)
+        mat, _, langs = s._vectors()
+        got = s.language_means()
+        assert sorted(got) == sorted(set(languages))
+        for lang, (count, mean) in got.items():
+            rows = np.asarray(mat, dtype=np.float64)[langs == lang]
+            assert count == rows.shape[0] and np.allclose(mean, rows.mean(axis=0), atol=1e-6)

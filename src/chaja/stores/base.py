@@ -8,7 +8,7 @@ a store must treat each term as a literal, so no user input can form query synta
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import ContextManager, Protocol, runtime_checkable
 
 import numpy as np
@@ -38,6 +38,20 @@ def allowed_rows(cache: dict, key: tuple, read: Callable[[], list]) -> np.ndarra
 def sample_order(chunk_id: str) -> str:
     """The key :meth:`Store.vector_sample` orders by (md5 of the chunk id), the same in every store."""
     return hashlib.md5(chunk_id.encode("utf-8")).hexdigest()
+
+
+def first_in_sample_order(ids: Sequence[str], n: int) -> np.ndarray:
+    """Positions in ``ids`` of the first ``n`` of them by :func:`sample_order`, in that order.
+    The hex digests order as the digests' bytes do, so the ids are cut by one partition of
+    the digests' first 8 bytes and only those at or before the cut are sorted (by the whole
+    digest; equal keys keep the ids' order): sorting a million ids by a Python key took
+    1.9 s a field, most of it the key calls."""
+    digests = [hashlib.md5(c.encode("utf-8")).digest() for c in ids]
+    inside = range(len(digests))
+    if 0 < n < len(digests):
+        head = np.frombuffer(b"".join(d[:8] for d in digests), dtype=">u8")
+        inside = np.flatnonzero(head <= np.partition(head, n - 1)[n - 1]).tolist()
+    return np.asarray(sorted(inside, key=digests.__getitem__)[:max(n, 0)], dtype=np.int64)
 
 
 def staged_prefix(ordinals: list[int]) -> int:
