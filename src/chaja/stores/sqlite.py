@@ -10,8 +10,8 @@ term. No query text reaches SQL, so nothing a user types is syntax.
 
 Vector search scores by dot product (cosine, as vectors are L2-normalised) over one
 matrix a field: exact below :data:`~chaja.stores.sqlite_ann.ANN_THRESHOLD` vectors, over an
-HNSW graph's candidates above it. A field's file keeps its vectors as int8 codes with a
-scale per dimension (:mod:`chaja.stores.quantized`) unless the store is set to float32.
+HNSW graph's candidates above it. A field's file keeps its vectors as int8 codes with an
+offset and a scale per dimension (:mod:`chaja.stores.quantized`) unless the store is set to float32.
 Heading vectors (one per chunk that has a heading) sit beside the chunk vector
 and are searched the same way (``field="heading"``).
 

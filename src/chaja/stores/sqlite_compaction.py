@@ -207,7 +207,7 @@ class Compaction:
 
     def set_vector_encoding(self, encoding: str) -> None:
         """Keep the vector files in ``encoding`` from the next compaction on (``chaja optimize
-        --vectors``): ``int8`` codes with one scale per dimension, or ``float32``."""
+        --vectors``): ``int8`` codes with an offset and a scale per dimension, or ``float32``."""
         if encoding not in sqlite_vectors.ENCODINGS:
             raise ValueError(f"vector encoding must be one of {', '.join(sqlite_vectors.ENCODINGS)},"
                              f" not {encoding!r}")

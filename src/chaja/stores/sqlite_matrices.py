@@ -1,7 +1,7 @@
 """The vector matrices and graphs a store object keeps in memory, and how they are kept
 level with what any process has committed.
 
-Each vector field is one matrix (float32, or int8 codes with a scale per dimension where its
+Each vector field is one matrix (float32, or int8 codes with an offset and a scale per dimension where its
 file keeps them so: :mod:`chaja.stores.quantized`; rows in rowid order, with the chunk ids, their
 languages and rowids beside it): mapped from the field's recorded vector file
 (:mod:`chaja.stores.sqlite_vectors`, the one copy of the vectors it holds) with the rows

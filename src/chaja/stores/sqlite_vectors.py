@@ -17,7 +17,7 @@ as they were, the rows still holding theirs; a file no record names is removed b
 next compaction. The file the old record named is removed once the new one commits.
 
 Each file keeps its vectors in the store's :data:`ENCODINGS` form: ``int8`` (the default:
-codes with one scale per dimension, :mod:`chaja.stores.quantized`, a quarter of the bytes)
+codes with an offset and a scale per dimension, :mod:`chaja.stores.quantized`, a quarter of the bytes)
 or ``float32``. A store reads either; a compaction writes a field's file again where its
 form is not the store's.
 
