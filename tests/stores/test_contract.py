@@ -504,6 +504,31 @@ def test_failed_put_keeps_previous_version_wrong_dimension(store, build, wrong):
     assert set(store.chunks(["d#0", "d#1", "d#2"])) == {"d#0", "d#1", "d#2"}
 
 
+@pytest.mark.parametrize("field", ["vector", "heading_vector", "aligned_vector"])
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_a_vector_that_is_not_finite_is_refused_and_nothing_is_written(store, build, field, bad):
+    """One NaN or infinite number would make every score of its field NaN: the write is
+    refused, the chunk named, the previous version kept, and the same write without it goes in."""
+    doc, recs = build.make_doc("d", "문서", ["원래 내용", "두번째"])
+    store.put_document(doc, recs)
+    new, new_recs = build.make_doc("d", "새 문서", ["바뀐 내용", "또"], headings=[("절",), ()])
+    for r in new_recs:
+        r.aligned_vector = build.unit(30)
+    good = getattr(new_recs[1], field if field != "heading_vector" else "vector").copy()
+    target = new_recs[0] if field == "heading_vector" else new_recs[1]
+    broken = (build.unit(31) if field == "heading_vector" else good).copy()
+    broken[2] = bad
+    setattr(target, field, broken)
+    with pytest.raises(StoreError, match=f"{target.chunk.id}.*NaN or infinity"):
+        store.put_document(new, new_recs)
+    _assert_first_version_intact(store, doc, recs)
+    setattr(target, field, build.unit(31) if field == "heading_vector" else good)
+    store.put_document(new, new_recs)
+    assert store.fingerprints()["d"] == new.fingerprint()
+    with pytest.raises(StoreError, match="NaN or infinity"):
+        store.put_aligned_vectors([("d#0", np.full(build.DIM, np.nan, np.float32), None)])
+
+
 def test_failed_put_keeps_previous_version_duplicate_chunk(store, build):
     doc, recs = build.make_doc("d", "문서", ["원래 내용", "두번째"])
     store.put_document(doc, recs)

@@ -8,7 +8,7 @@ a store must treat each term as a literal, so no user input can form query synta
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import ContextManager, Protocol, runtime_checkable
 
 import numpy as np
@@ -66,6 +66,21 @@ def staged_prefix(ordinals: list[int]) -> int:
 def flat_vector(v) -> np.ndarray | None:
     """A vector as one flat float32 array (None stays None), as both stores write them."""
     return None if v is None else np.asarray(v, dtype=np.float32).ravel()
+
+
+def refuse_non_finite(named: Iterable[tuple[str, np.ndarray | None]]) -> None:
+    """Refuse a write whose vectors hold NaN or infinity (``named``: chunk id, flat vector or
+    None), naming the first such chunk. One such vector would make every score of its field
+    NaN, and the int8 codes' range (:mod:`chaja.stores.quantized`) with it, for the whole
+    store. Checked on the batch at once (about 1 ms per 1,000 chunks of four vectors), chunk
+    by chunk only to name the one at fault."""
+    named = list(named)
+    given = [v for _, v in named if v is not None]
+    if not given or np.isfinite(np.concatenate(given)).all():
+        return
+    chunk = next(cid for cid, v in named if v is not None and not np.isfinite(v).all())
+    raise StoreError(f"chunk {chunk!r}: a vector holds NaN or infinity (the encoder's output?); "
+                     "nothing of this write was stored")
 
 
 class StoreError(RuntimeError):

@@ -10,7 +10,7 @@ import numpy as np
 
 from chaja.documents import ChunkRecord, Document
 from chaja.stores import sqlite_keywords, sqlite_spool, sqlite_staging, sqlite_vectors
-from chaja.stores.base import StoreError, flat_vector
+from chaja.stores.base import StoreError, flat_vector, refuse_non_finite
 from chaja.stores.sqlite_in import select_in
 from chaja.stores.sqlite_schema import VECTOR_FIELDS
 
@@ -93,7 +93,9 @@ class DocumentWrites:
 
     def _dims(self, rows: list[tuple]) -> tuple[set[int], set[int], str | None, str | None]:
         """The e5 and aligned dimensions of these rows (from :func:`flat_record`) and the store's,
-        refusing rows that disagree with each other or with the store."""
+        refusing rows that disagree with each other or with the store, or hold a vector that
+        is not finite (:func:`~chaja.stores.base.refuse_non_finite`)."""
+        refuse_non_finite((row[0].chunk.id, v) for row in rows for v in row[1:])
         dims = {v.size for row in rows for v in row[1:3] if v is not None}
         known = self.get_meta("dim")
         if len(dims) > 1 or (known and dims and int(known) not in dims):
@@ -110,6 +112,7 @@ class DocumentWrites:
         several: :mod:`chaja.aligned_fill`); the chunks changed. Each is logged as written
         again, so every reader reads its row afresh."""
         rows = [(flat_vector(a), flat_vector(h), cid) for cid, a, h in items]
+        refuse_non_finite((cid, v) for a, h, cid in rows for v in (a, h))
         adims = {v.size for a, h, _ in rows for v in (a, h) if v is not None}
         aknown = self.get_meta("aligned_dim")
         if len(adims) > 1 or (aknown and adims and int(aknown) not in adims):

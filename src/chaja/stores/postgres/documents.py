@@ -5,7 +5,7 @@ new version of a document."""
 from __future__ import annotations
 
 from chaja.documents import ChunkRecord, Document
-from chaja.stores.base import StoreError, flat_vector
+from chaja.stores.base import StoreError, flat_vector, refuse_non_finite
 from chaja.stores.postgres.hnsw import fix_dim, stored_dim_safe, type_aligned_columns
 from chaja.stores.postgres.values import chunk_row, clean, section
 
@@ -88,6 +88,10 @@ def put_document(store, doc: Document, records: list[ChunkRecord]) -> None:
             key = section(r.chunk)
             headings.append((flat_vector(r.heading_vector), key, key not in sections, clean(r.chunk.id)))
             sections.add(key)
+    aligned = [(flat_vector(r.aligned_vector), flat_vector(r.aligned_heading_vector), clean(r.chunk.id))
+               for r in records if r.aligned_vector is not None]
+    refuse_non_finite([*zip((r.chunk.id for r in records), vectors), *((h[3], h[0]) for h in headings),
+                       *((cid, v) for a, h, cid in aligned for v in (a, h))])
     dims = sorted({v.size for v in vectors} | {h[0].size for h in headings})
     if len(dims) > 1:
         raise StoreError(f"dimension mismatch: the chunks of {doc.id!r} have vectors of {dims} dimensions")
@@ -95,8 +99,6 @@ def put_document(store, doc: Document, records: list[ChunkRecord]) -> None:
         if r.chunk.doc_id != doc.id:
             raise StoreError(f"chunk {r.chunk.id!r} belongs to {r.chunk.doc_id!r}, not {doc.id!r}")
     dim = dims[0] if dims else None
-    aligned = [(flat_vector(r.aligned_vector), flat_vector(r.aligned_heading_vector), clean(r.chunk.id))
-               for r in records if r.aligned_vector is not None]
 
     def write() -> None:
         with store.conn.transaction():
@@ -152,6 +154,7 @@ def put_aligned_vectors(store, items: list[tuple[str, object, object]]) -> int:
     section-name vector or None)`` each, in one transaction; the chunks changed."""
     store._row_counts.clear()
     aligned = [(flat_vector(a), flat_vector(h), clean(cid)) for cid, a, h in items]
+    refuse_non_finite((cid, v) for a, h, cid in aligned for v in (a, h))
     if not aligned:
         return 0
 

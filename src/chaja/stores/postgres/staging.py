@@ -4,7 +4,7 @@ tables in one transaction inside PostgreSQL (see :mod:`chaja.stores.sqlite_stagi
 from __future__ import annotations
 
 from chaja.documents import ChunkRecord, Document
-from chaja.stores.base import StoreError, flat_vector, staged_prefix
+from chaja.stores.base import StoreError, flat_vector, refuse_non_finite, staged_prefix
 from chaja.stores.postgres.documents import FTS_INSERT, count_fts, log_chunks, replace, write_document
 from chaja.stores.postgres.hnsw import type_aligned_columns
 from chaja.stores.postgres.values import chunk_row, clean, section
@@ -30,6 +30,8 @@ def resume_staged(store, doc_id: str, key: str) -> int:
 
 def stage_chunks(store, key: str, records: list[ChunkRecord]) -> None:
     """Commit one batch of a large document's chunks where no search sees them."""
+    refuse_non_finite((r.chunk.id, flat_vector(v)) for r in records
+                      for v in (r.vector, r.heading_vector, r.aligned_vector, r.aligned_heading_vector))
     rows = []
     for r in records:
         vec = flat_vector(r.vector)
