@@ -89,31 +89,37 @@ class ChunkReads:
     # ---- samples and means ------------------------------------------------
     def vector_sample(self, n: int, *, field: str = "chunk") -> np.ndarray:
         """At most ``n`` stored ``field`` vectors: the first ``n`` by :func:`sample_order`."""
-        mat, ids, _ = self._vectors(field)
+        mat = self._vectors(field)[0]
         if mat.shape[0] <= n:
             return np.asarray(mat, dtype=np.float32)
-        return mat[np.sort(first_in_sample_order(sqlite_vectors.ids_at(ids, np.arange(len(ids))), n))]
+        return mat[np.sort(self._sample_rows(field, n)[0])]
 
     def chunk_sample(self, n: int) -> list[Chunk]:
         """At most ``n`` stored chunks: the first ``n`` by :func:`sample_order`."""
-        every = self._vectors("chunk")[1]
-        every = sqlite_vectors.ids_at(every, np.arange(len(every)))
-        ids = [every[i] for i in first_in_sample_order(every, n).tolist()]
+        rows, every = self._sample_rows("chunk", n)
+        ids = [every[i] for i in rows.tolist()]
         found: dict[str, Chunk] = {}
         for at in range(0, len(ids), 5000):
             found.update(self.chunks(ids[at:at + 5000]))
         return [found[i] for i in ids if i in found]
 
+    def _sample_rows(self, field: str, n: int) -> tuple[np.ndarray, list[str]]:
+        """The rows of the field's matrix of its first ``n`` chunks by :func:`sample_order`
+        (in that order), and the ids of all its rows, decoded at once."""
+        ids = self._vectors(field)[1]
+        ids = sqlite_vectors.ids_at(ids, np.arange(len(ids)))
+        return first_in_sample_order(ids, n), ids
+
     def language_means(self) -> dict[str, tuple[int, np.ndarray]]:
-        """Summed a block of rows at a time in float64: taking each language's rows at once
-        made a float32 copy of them (1.5 GB for a million 384-d chunks, during a bulk load)."""
+        """Summed a block of rows at a time, each block's sums per language one product with
+        the rows' languages as 0/1 columns, added up in float64: taking each language's rows
+        at once made a float32 copy of them (1.5 GB for a million 384-d chunks, in a bulk load)."""
         mat, _, langs = self._vectors()
         names, which = np.unique(langs, return_inverse=True)
+        one_hot = np.eye(names.size, dtype=np.float32)          # a row's language as a row of 0s and a 1
         sums = np.zeros((names.size, mat.shape[1]), np.float64)
         for at in range(0, mat.shape[0], MEAN_BLOCK):
-            rows, lang = np.asarray(mat[at:at + MEAN_BLOCK], dtype=np.float32), which[at:at + MEAN_BLOCK]
-            for k in np.unique(lang):
-                sums[k] += (rows if names.size == 1 else rows[lang == k]).sum(axis=0, dtype=np.float64)
+            sums += one_hot[which[at:at + MEAN_BLOCK]].T @ np.asarray(mat[at:at + MEAN_BLOCK], dtype=np.float32)
         counts = np.bincount(which, minlength=names.size)
         return {str(name): (int(count), (total / count).astype(np.float32))
                 for name, count, total in zip(names, counts, sums)}
