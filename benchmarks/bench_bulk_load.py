@@ -66,9 +66,10 @@ def render(report: dict) -> str:
         b, t = v["base"][key], v["this"][key]
         lines.append(f"| {key[:-2]} s | {b:.1f} | {t:.1f} | {t / b:.2f} |")
     for key, label in (("chunks_per_s", "chunks/s until searchable"), ("disk_mb", "on disk, MB"),
-                       ("build_rss_mb", "peak memory, MB")):
+                       ("build_rss_mb", "peak memory, MB"),
+                       ("helper_rss_mb", "peak memory of a process it started, MB")):
         b, t = v["base"][key], v["this"][key]
-        lines.append(f"| {label} | {b:,.0f} | {t:,.0f} | {t / b:.2f} |")
+        lines.append(f"| {label} | {b:,.0f} | {t:,.0f} | {f'{t / b:.2f}' if b else '—'} |")
     return "\n".join(lines) + "\n"
 
 
@@ -108,7 +109,7 @@ def main() -> int:
                     print(f"round {r + 1} {name}: {got['chunks_per_s']:,.0f} chunks/s", file=sys.stderr, flush=True)
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=REPO, capture_output=True)
-    keys = (*STEPS, "until_searchable_s", "chunks_per_s", "disk_mb", "build_rss_mb")
+    keys = (*STEPS, "until_searchable_s", "chunks_per_s", "disk_mb", "build_rss_mb", "helper_rss_mb")
     report = {"machine": describe(), "base": args.base, "size": args.size, "rounds": args.rounds, "runs": runs,
               "versions": {n: {k: statistics.median(x.get(k, 0.0) for x in rs) for k in keys}
                            for n, rs in runs.items()}}

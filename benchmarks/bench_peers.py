@@ -110,6 +110,7 @@ def worker(args) -> int:
                  "chunks_per_s": args.size / (ingest - info.get("ann_index_s", 0.0)),
                  "with_ann_chunks_per_s": args.size / ingest, **info,
                  "disk_mb": folder_size(folder) / 2**20, "build_rss_mb": peak_rss_mb(),
+                 "helper_rss_mb": peer_systems.helper_peak_mb(),
                  "sources": [str(s) for s in args.sources]}       # what bench_filtered.py makes its reference of
         (folder.parent / f"{folder.name}.build.json").write_text(json.dumps(built))
         print(json.dumps(built), flush=True)

@@ -76,6 +76,36 @@ class TimedEncoder:
             self.seconds += time.perf_counter() - t
 
 
+_helper_peaks: list[float] = []
+
+
+def helper_peak_mb() -> float:
+    """The peak memory of the processes chaja's build started (its postings helper), read
+    from /proc as each closes (0 where none ran): a child's ``ru_maxrss`` would carry this
+    process's own peak across the exec."""
+    return max(_helper_peaks, default=0.0)
+
+
+def _watch_helpers() -> None:
+    from chaja.stores import postings_helper
+
+    close = postings_helper.Helper.close
+    if getattr(close, "watched", False):
+        return
+
+    def watched(self) -> None:
+        if self.proc is not None:
+            try:
+                for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+                    if line.startswith("VmHWM:"):
+                        _helper_peaks.append(int(line.split()[1]) / 1024)
+            except OSError:
+                pass
+        close(self)
+    watched.watched = True
+    postings_helper.Helper.close = watched
+
+
 class Chaja:
     name = "chaja"
 
@@ -92,6 +122,10 @@ class Chaja:
         from chaja.stores.sqlite import SqliteStore
 
         import chaja
+        try:
+            _watch_helpers()
+        except ImportError:             # a version without the helper
+            pass
         fresh_folder(self.folder)
         store = SqliteStore(self.path)
         cfg = chaja.Config()

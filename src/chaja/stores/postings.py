@@ -20,13 +20,13 @@ import hashlib
 import re
 from array import array
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from chaja.stores import array_file
+from chaja.stores import array_file, postings_helper
 
 MAGIC = b"CHJKW\x00\x01\x00"
 _ASCII_SEPARATOR = re.compile(r"[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]+")
@@ -201,18 +201,44 @@ def build(rows: Iterable[tuple[int, str, str, str, str]]) -> Segment:
                     spans.reshape(-1, 3).sum(axis=1), langs, list(lang_names))
 
 
-def build_paged(next_rows: Callable[[int], list[tuple[int, str, str, str, str]]]) -> Segment:
+#: a page of at least this many rows is built half here and half by a helper process
+HELPER_MIN_ROWS = 10_000
+
+
+def build_paged(next_rows: Callable[[int], list[tuple[int, str, str, str, str]]], helper: bool = True) -> Segment:
     """One segment from rows read a page at a time (memory: the postings plus one page's
     tokens, not every token at once): ``next_rows(last)`` gives the page of rows after rowid
-    ``last`` in rowid order (empty at the end); each page is built, the parts merged."""
-    parts = []
-    last = -(2 ** 63)
-    while rows := next_rows(last):
-        parts.append(build(rows))
-        last = rows[-1][0]
+    ``last`` in rowid order (empty at the end); each page is built, the parts merged. With
+    ``helper``, a page of :data:`HELPER_MIN_ROWS` rows or more is built half by a helper
+    process while this one builds the other half (:mod:`chaja.stores.postings_helper`): the
+    same segment, in about half the time on two cores, each process holding half a page."""
+    parts: list[Segment] = []
+    aide: postings_helper.Helper | None = None
+    tried = not helper
+    try:
+        for page in _pages(next_rows):
+            if not tried and len(page) >= HELPER_MIN_ROWS:
+                aide, tried = postings_helper.start(), True
+            half = len(page) // 2
+            if aide is not None and aide.submit(page[:half]):
+                mine = build(page[half:])
+                theirs = aide.result()
+                parts += [theirs if theirs is not None else build(page[:half]), mine]
+            else:
+                parts.append(build(page))
+    finally:
+        if aide is not None:
+            aide.close()
     if len(parts) <= 1:
         return parts[0] if parts else build([])
     return merge([(p, np.ones(p.n_rows, dtype=bool)) for p in parts])
+
+
+def _pages(next_rows: Callable[[int], list[tuple[int, str, str, str, str]]]) -> Iterator[list]:
+    last = -(2 ** 63)
+    while rows := next_rows(last):
+        yield rows
+        last = rows[-1][0]
 
 
 def _gather(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:

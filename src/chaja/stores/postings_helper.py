@@ -1,0 +1,116 @@
+"""A second process that builds postings pages beside the first.
+
+Building a store's postings from every row (:func:`chaja.stores.postings.build_paged`)
+is Python numbering each stored token in a dictionary: at a million chunks about a
+minute, on one core, the largest step of a bulk load. Its pages are independent, so
+on a machine of two cores or more every other page goes to a helper process while the
+calling process builds the next one; the parts are merged as before, so the segment
+is the same.
+
+The helper is a plain ``python -m chaja.stores.postings_helper`` with the calling
+process's interpreter, not a :mod:`multiprocessing` child: a spawned child imports the
+caller's ``__main__`` again (a user's script without a ``__main__`` guard would run twice),
+and a forked one inherits the threads of the encoders and the search pool. It reads
+pickled pages on standard input and answers each with its pickled segment; one page is
+in flight at a time, so memory holds at most two pages' tokens. A helper that cannot
+start, dies or answers with an error costs nothing but time: the page is built in the
+calling process.
+"""
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+#: the helper is used only on a machine of at least this many cores
+MIN_CORES = 2
+
+
+class Helper:
+    """One helper process; :meth:`submit` a page, :meth:`result` its segment (None: build it here)."""
+
+    def __init__(self) -> None:
+        import chaja
+
+        env = dict(os.environ)
+        root = str(Path(chaja.__file__).resolve().parents[1])     # where this chaja is imported from
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
+        self.proc: subprocess.Popen | None = subprocess.Popen(
+            [sys.executable, "-m", "chaja.stores.postings_helper"], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        self.pending = False
+
+    def submit(self, rows: list) -> bool:
+        """Hand a page over; False where the helper is gone (build the page here)."""
+        if self.proc is None:
+            return False
+        try:
+            pickle.dump(rows, self.proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+            self.proc.stdin.flush()
+        except (OSError, ValueError, pickle.PicklingError):
+            self.close()
+            return False
+        self.pending = True
+        return True
+
+    def result(self):
+        """The segment of the page handed over, or None where the helper failed."""
+        self.pending = False
+        if self.proc is None:
+            return None
+        try:
+            status, value = pickle.load(self.proc.stdout)
+        except (OSError, EOFError, ValueError, pickle.UnpicklingError):
+            status, value = "error", None
+        if status != "ok":
+            self.close()
+            return None
+        return value
+
+    def close(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        for stream in (proc.stdin, proc.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def start() -> Helper | None:
+    """A helper, or None on a machine of one core or where none can start."""
+    if (os.cpu_count() or 1) < MIN_CORES:
+        return None
+    try:
+        return Helper()
+    except OSError:
+        return None
+
+
+def serve(stdin, stdout) -> None:
+    """The helper's loop: a pickled page in, ``("ok", segment)`` or ``("error", message)`` out."""
+    from chaja.stores import postings
+
+    while True:
+        try:
+            rows = pickle.load(stdin)
+        except EOFError:
+            return
+        try:
+            answer = ("ok", postings.build(rows))
+        except Exception as exc:          # the caller builds the page itself
+            answer = ("error", f"{type(exc).__name__}: {exc}")
+        pickle.dump(answer, stdout, protocol=pickle.HIGHEST_PROTOCOL)
+        stdout.flush()
+
+
+if __name__ == "__main__":
+    serve(sys.stdin.buffer, sys.stdout.buffer)
