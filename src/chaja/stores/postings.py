@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from chaja.stores import array_file, postings_helper
+from chaja.stores import array_file, postings_helper, postings_in_order
 
 MAGIC = b"CHJKW\x00\x01\x00"
 _ASCII_SEPARATOR = re.compile(r"[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]+")
@@ -269,6 +269,17 @@ def merge(parts: list[tuple[Segment, np.ndarray]]) -> Segment:
     if terms is None:
         return _merge_by_term(parts)
     hashes, rank, term_lengths, term_bytes = terms
+    term_offsets = np.concatenate([[0], np.cumsum(term_lengths)]).astype(np.int64)
+    order = postings_in_order.rowid_order(parts)
+    if order is not None:           # rows that follow one another: each posting placed, nothing sorted
+        names: dict[str, int] = {}
+        maps = [np.fromiter((names.setdefault(n, len(names)) for n in seg.lang_names), dtype=np.int64,
+                            count=len(seg.lang_names)) for seg, _ in parts]
+        offsets, rows, tf, rowids, lengths, langs = postings_in_order.merged_postings(parts, order, rank,
+                                                                                     hashes.size, maps)
+        return Segment(hashes=hashes.astype(np.uint64), term_bytes=term_bytes.astype(np.uint8),
+                       term_offsets=term_offsets, offsets=offsets, rows=rows, tf=tf, rowids=rowids,
+                       lengths=lengths, langs=langs, lang_names=list(names))
     (rowids, lengths, langs), (post_term, post_row, post_tf), lang_names = _live_postings(parts, part_hashes, rank)
     all_rowids = np.concatenate(rowids).astype(np.int64)
     order = np.argsort(all_rowids, kind="stable")
@@ -280,8 +291,7 @@ def merge(parts: list[tuple[Segment, np.ndarray]]) -> Segment:
     counts = np.bincount(terms_, minlength=hashes.size)
     return Segment(
         hashes=hashes.astype(np.uint64), term_bytes=term_bytes.astype(np.uint8),
-        term_offsets=np.concatenate([[0], np.cumsum(term_lengths)]).astype(np.int64),
-        offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
+        term_offsets=term_offsets, offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
         rows=rows_[by].astype(np.int32), tf=np.concatenate(post_tf).reshape(-1, 3)[by].astype(np.uint16),
         rowids=all_rowids[order], lengths=np.concatenate(lengths)[order].astype(np.int32),
         langs=np.concatenate(langs)[order].astype(np.uint8), lang_names=lang_names,
