@@ -7,8 +7,8 @@ on a machine of two cores or more every other page goes to a helper process whil
 calling process builds the next one; the parts are merged as before, so the segment
 is the same.
 
-The helper is a plain ``python -m chaja.stores.postings_helper`` with the calling
-process's interpreter, not a :mod:`multiprocessing` child: a spawned child imports the
+The helper is a plain ``python -m chaja.stores.postings_worker`` (:mod:`chaja.stores.postings_worker`)
+with the calling process's interpreter, not a :mod:`multiprocessing` child: a spawned child imports the
 caller's ``__main__`` again (a user's script without a ``__main__`` guard would run twice),
 and a forked one inherits the threads of the encoders and the search pool. It reads
 pickled pages on standard input and answers each with its pickled segment; one page is
@@ -38,7 +38,7 @@ class Helper:
         root = str(Path(chaja.__file__).resolve().parents[1])     # where this chaja is imported from
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
         self.proc: subprocess.Popen | None = subprocess.Popen(
-            [sys.executable, "-m", "chaja.stores.postings_helper"], stdin=subprocess.PIPE,
+            [sys.executable, "-m", "chaja.stores.postings_worker"], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
         self.pending = False
 
@@ -93,24 +93,3 @@ def start() -> Helper | None:
         return Helper()
     except OSError:
         return None
-
-
-def serve(stdin, stdout) -> None:
-    """The helper's loop: a pickled page in, ``("ok", segment)`` or ``("error", message)`` out."""
-    from chaja.stores import postings
-
-    while True:
-        try:
-            rows = pickle.load(stdin)
-        except EOFError:
-            return
-        try:
-            answer = ("ok", postings.build(rows))
-        except Exception as exc:          # the caller builds the page itself
-            answer = ("error", f"{type(exc).__name__}: {exc}")
-        pickle.dump(answer, stdout, protocol=pickle.HIGHEST_PROTOCOL)
-        stdout.flush()
-
-
-if __name__ == "__main__":
-    serve(sys.stdin.buffer, sys.stdout.buffer)
