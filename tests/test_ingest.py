@@ -191,3 +191,44 @@ def test_an_id_no_store_can_keep_is_refused_alike(tmp_path):
         report = idx.add_documents(docs)
         assert report.added == 1 and set(idx.store.fingerprints()) == {"ab"}
         assert len(report.refused) == 2 and "NUL" in report.refused[0]
+
+
+class ThreadNoting:
+    """The real aligned encoder, noting the thread each batch of passages is encoded in."""
+
+    def __init__(self, inner):
+        self.inner, self.name, self.dim = inner, inner.name, inner.dim
+        self.calls: list[tuple[str, list[str]]] = []
+
+    def encode_queries(self, texts):
+        return self.inner.encode_queries(texts)
+
+    def encode_passages(self, texts):
+        import threading
+        self.calls.append((threading.current_thread().name, list(texts)))
+        return self.inner.encode_passages(texts)
+
+
+def test_a_batch_of_two_languages_is_encoded_by_both_encoders_side_by_side(tmp_path, encoder):
+    docs = [Document(id=f"d{i}", title=title, sections=[Section((head,), text)], lang=lang)
+            for i, (title, head, text, lang) in enumerate([
+                ("점검", "배수 펌프", "배수 펌프 필터를 매주 청소합니다.", "ko"),
+                ("Maintenance", "Drain pump", "Clean the drain pump filter every week.", "en"),
+                ("보증", "기간", "보증 기간은 구입일로부터 2년입니다.", "ko"),
+                ("Warranty", "Period", "The warranty lasts two years from the date of purchase.", "en")])]
+    ids = [f"d{i}#0" for i in range(4)]
+    stored, threads = {}, {}
+    for together in (True, False):          # side by side (the default), and in turn (the hub's writer)
+        with chaja.open(tmp_path / f"{together}.chaja", encoder=encoder) as idx:
+            idx.encoders_side_by_side = together
+            noted = idx._aligned = ThreadNoting(idx.aligned_encoder)
+            idx.add_documents(docs)
+            passages = [c.passage_text() for c in idx.store.chunks(ids).values()]
+            threads[together] = {name for name, texts in noted.calls if set(texts) & set(passages)}
+            stored[together] = {f: idx.store.stored_vectors(ids, f) for f in ("chunk", "aligned")}
+    assert threads[True] and "MainThread" not in threads[True]       # the aligned passages beside e5's
+    assert threads[False] == {"MainThread"}
+    for field in ("chunk", "aligned"):      # the same vectors either way
+        assert sorted(stored[True][field]) == sorted(stored[False][field]) == sorted(ids)
+        for cid in ids:
+            assert np.allclose(stored[True][field][cid], stored[False][field][cid], atol=1e-6), (field, cid)

@@ -41,6 +41,10 @@ _INDEX_KEYS = ("analyzer", "chunk_chars", "heading_vectors", "aligned_vectors")
 
 
 class Index:
+    #: an index batch runs e5 and the aligned encoder side by side (the hub's writer, which
+    #: must leave the other cores to searches, turns it off)
+    encoders_side_by_side = True
+
     def __init__(self, store: Store, config: Config | None = None, encoder: Encoder | None = None):
         self.store = store
         self.config = config.copy() if config else Config()
@@ -141,7 +145,8 @@ class Index:
                                  batch_chunks=max(self.config.encoder.batch_size, 1) * 4, prune=prune,
                                  heading_vectors=self.config.index.heading_vectors, aligned_encoder=aligned,
                                  progress=relay if progress is not None else None, prune_guard=prune_guard,
-                                 replace_moved=replace_moved, aligned_need=need)
+                                 replace_moved=replace_moved, aligned_need=need,
+                                 parallel_encoders=self.encoders_side_by_side)
         if need is not None:          # a store that holds a second language now: the chunks before get theirs
             aligned_fill.fill_pending(self.store, aligned, need, stage)
         # also after a run that found nothing to do: a crash may have left them behind

@@ -32,3 +32,15 @@ def test_it_waits_for_searches_but_not_for_ever(encoder):
     before = y.waited_s
     y.encode_passages(TEXTS[:3])
     assert y.waited_s == before
+
+
+def test_the_writer_encodes_with_one_encoder_at_a_time(tmp_path):
+    """An index run elsewhere runs its two encoders side by side (two cores' work); the
+    writer, which leaves the other cores to searches, runs them in turn."""
+    import chaja
+    from chaja.config import Config
+    from chaja.hub.writer import writing_index
+
+    assert chaja.index.Index.encoders_side_by_side
+    with writing_index(str(tmp_path / "w.chaja"), Config()) as index:
+        assert index.encoders_side_by_side is False

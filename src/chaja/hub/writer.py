@@ -89,16 +89,25 @@ def start(location: str, config: dict, nice: int, threads: int, active=None, max
         pass
     cfg = Config.from_dict(config)
     cfg.encoder.threads = max(0, int(threads))
-    _index = Index.open(location, cfg)
-    # a mean or covariance over thousands of vectors does not move with a few more, and each
-    # recomputation reads every vector and makes every reader decode the new statistics
-    _index.statistics_drift = float(cfg.hub.statistics_drift)
+    _index = writing_index(location, cfg)
     if active is not None:
         wait = max(0.0, float(max_wait_ms)) / 1000
         _index._encoder = YieldingEncoder(get_encoder(cfg.encoder), active, wait)
         aligned = _index.aligned_encoder
         if aligned is not None:
             _index._aligned = YieldingEncoder(aligned, active, wait)
+
+
+def writing_index(location: str, cfg: Config) -> Index:
+    """The writer's Index: its encoders run one after the other (an index run elsewhere runs
+    them side by side, two cores' work; the writer leaves the other cores to searches), and
+    its statistics are recomputed only once they drift."""
+    index = Index.open(location, cfg)
+    index.encoders_side_by_side = False
+    # a mean or covariance over thousands of vectors does not move with a few more, and each
+    # recomputation reads every vector and makes every reader decode the new statistics
+    index.statistics_drift = float(cfg.hub.statistics_drift)
+    return index
 
 
 def pid() -> int:
