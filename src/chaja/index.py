@@ -146,7 +146,7 @@ class Index:
                                  heading_vectors=self.config.index.heading_vectors, aligned_encoder=aligned,
                                  progress=relay if progress is not None else None, prune_guard=prune_guard,
                                  replace_moved=replace_moved, aligned_need=need,
-                                 parallel_encoders=self.encoders_side_by_side)
+                                 encoders_side_by_side=self.encoders_side_by_side)
         if need is not None:          # a store that holds a second language now: the chunks before get theirs
             aligned_fill.fill_pending(self.store, aligned, need, stage)
         # also after a run that found nothing to do: a crash may have left them behind

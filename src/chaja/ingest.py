@@ -140,7 +140,7 @@ def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], an
                     progress: Callable[[Progress], None] | None = None,
                     prune_guard: PruneGuard | None = None, replace_moved: bool = False,
                     aligned_need: Callable[[set[str]], bool] | None = None,
-                    parallel_encoders: bool = True) -> IndexReport:
+                    encoders_side_by_side: bool = True) -> IndexReport:
     """Store ``docs`` (see the module's docstring). With ``prune``, ``prune_guard`` (the
     loader's report) is asked once every document is read: a reason its ``prune_veto()``
     gives (a path that was missing, nothing read) removes nothing and is kept in
@@ -150,7 +150,7 @@ def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], an
     of one layout indexed into one store) is not stored over it unless
     ``replace_moved``; it is named in ``kept_elsewhere``. ``aligned_need(languages)``
     says whether a batch of chunks of those languages gets aligned vectors
-    (:class:`chaja.aligned_fill.AlignedNeed`; every batch without it). With ``parallel_encoders``
+    (:class:`chaja.aligned_fill.AlignedNeed`; every batch without it). With ``encoders_side_by_side``
     a batch's two encoders run at once (two cores' work), else one after the other."""
     start = time.perf_counter()
     report = IndexReport()
@@ -164,7 +164,7 @@ def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], an
     run = _Run(store, encoder, analyzer, max_chars=max_chars, batch_chunks=batch_chunks,
                heading_vectors=heading_vectors, aligned_encoder=aligned_encoder, progress=progress,
                report=report, stored=stored, state=state, aligned_need=aligned_need,
-               parallel_encoders=parallel_encoders)
+               encoders_side_by_side=encoders_side_by_side)
     run.store_all(todo, staging)
     if prune:
         _prune(store, report, sorted(set(stored) - set(seen)), prune_guard, staging)
@@ -249,14 +249,14 @@ class _Run:
                  heading_vectors: bool, aligned_encoder: Encoder | None,
                  progress: Callable[[Progress], None] | None, report: IndexReport, stored: dict[str, str],
                  state: Progress, aligned_need: Callable[[set[str]], bool] | None = None,
-                 parallel_encoders: bool = True):
+                 encoders_side_by_side: bool = True):
         self.store, self.encoder, self.analyzer = store, encoder, analyzer
         self.max_chars, self.batch_chunks = max_chars, batch_chunks
         self.heading_vectors, self.aligned_encoder = heading_vectors, aligned_encoder
         self.progress, self.report, self.stored, self.state = progress, report, stored, state
         #: whether a batch of chunks of these languages gets aligned vectors (every one without it)
         self.aligned_need = aligned_need or (lambda langs: True)
-        self.parallel_encoders = parallel_encoders
+        self.encoders_side_by_side = encoders_side_by_side
         self.pending: list[tuple[Document, list]] = []
         self.passages: list[str] = []
 
@@ -301,7 +301,7 @@ class _Run:
             # onnxruntime batches and Python tokenising leave a core free (96 passages on two
             # cores: 6.1 s against 6.9-7.4 s one after the other)
             (vectors, headings), (aligned, names) = side_by_side.run([own_language, aligned_vectors],
-                                                                     None if self.parallel_encoders else 0)
+                                                                     None if self.encoders_side_by_side else 0)
         else:
             (vectors, headings), (aligned, names) = own_language(), (None, {})
         self.state.encode_seconds += time.perf_counter() - t0

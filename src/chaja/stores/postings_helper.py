@@ -2,17 +2,17 @@
 
 Building a store's postings from every row (:func:`chaja.stores.postings.build_paged`)
 is Python numbering each stored token in a dictionary: at a million chunks about a
-minute, on one core, the largest step of a bulk load. Its pages are independent, so
-on a machine of two cores or more every other page goes to a helper process while the
-calling process builds the next one; the parts are merged as before, so the segment
-is the same.
+minute, on one core, the largest step of a bulk load. Its rows are independent, so
+on a machine of two cores or more each page is split in two: a helper process builds one
+half while the calling process builds the other, and the parts are merged as before, so
+the segment is the same.
 
 The helper is a plain ``python -m chaja.stores.postings_worker`` (:mod:`chaja.stores.postings_worker`)
 with the calling process's interpreter, not a :mod:`multiprocessing` child: a spawned child imports the
 caller's ``__main__`` again (a user's script without a ``__main__`` guard would run twice),
 and a forked one inherits the threads of the encoders and the search pool. It reads
-pickled pages on standard input and answers each with its pickled segment; one page is
-in flight at a time, so memory holds at most two pages' tokens. A helper that cannot
+pickled half pages on standard input and answers each with its pickled segment; one is
+in flight at a time, so each process holds half a page's tokens. A helper that cannot
 start, dies or answers with an error costs nothing but time: the page is built in the
 calling process.
 """
@@ -40,7 +40,6 @@ class Helper:
         self.proc: subprocess.Popen | None = subprocess.Popen(
             [sys.executable, "-m", "chaja.stores.postings_worker"], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-        self.pending = False
 
     def submit(self, rows: list) -> bool:
         """Hand a page over; False where the helper is gone (build the page here)."""
@@ -52,12 +51,10 @@ class Helper:
         except (OSError, ValueError, pickle.PicklingError):
             self.close()
             return False
-        self.pending = True
         return True
 
     def result(self):
         """The segment of the page handed over, or None where the helper failed."""
-        self.pending = False
         if self.proc is None:
             return None
         try:

@@ -8,7 +8,9 @@ turn (100,000 vectors, 512 search candidates). Only pure computations on arrays 
 caller has already read go to the pool; the store's own state (its caches, its SQLite
 connection) is touched in the calling thread alone. Exact scans stay out of it: a
 matrix product of that size already runs on every core (BLAS threads), and beside a
-graph walk those threads stall it.
+graph walk those threads stall it. An index batch runs its two encoders here too
+(:mod:`chaja.ingest`): each keeps its own model, and a call the busy pool has not started
+is taken by the caller, so a search never waits behind an encoding.
 """
 from __future__ import annotations
 
