@@ -204,3 +204,40 @@ def test_a_writer_killed_at_random_points_leaves_every_committed_vector_readable
             for b in rnd.sample(committed, 3):
                 want = doc(b * 10 + 3, np.random.default_rng(b * 10 + 3))[1][0].vector
                 assert s.vector(want, 1)[0].chunk_id == f"d{b * 10 + 3}#0"
+
+
+def test_a_bulk_loaded_field_is_read_as_its_spools_pages_not_copied(tmp_path):
+    rng = np.random.default_rng(11)
+    items = [doc(i, rng) for i in range(60)]
+    with SqliteStore(tmp_path / "s.chaja") as writer:
+        writer.put_documents(items[:40])
+        writer.put_documents(items[40:])
+    with SqliteStore(tmp_path / "s.chaja") as store:
+        mat, ids, langs = store._vectors("chunk")
+        spool = store._spool("chunk")
+        assert np.shares_memory(mat, spool.vectors) and not mat.flags.writeable      # no copy
+        assert ids == [f"d{i}#0" for i in range(60)] and list(langs) == ["en"] * 60
+        assert np.array_equal(mat, np.stack([r[0].vector for _, r in items]))
+        heading, heading_ids, _ = store._vectors("heading")             # a field with rows left out
+        assert np.shares_memory(heading, store._spool("heading").vectors)
+        assert heading_ids == [f"d{i}#0" for i in range(60) if i % 3]
+        for i in (0, 33, 59):
+            assert store.vector(items[i][1][0].vector, 1)[0].chunk_id == f"d{i}#0"
+        store.compact(force=True)                                        # folded into the field's file
+        assert store.vector(items[33][1][0].vector, 1)[0].chunk_id == "d33#0"
+
+
+def test_a_spool_that_holds_a_rowid_twice_is_read_as_before(tmp_path):
+    rng = np.random.default_rng(12)
+    items = [doc(i, rng) for i in range(20)]
+    with SqliteStore(tmp_path / "s.chaja") as writer:
+        writer.put_documents(items)
+        writer.delete_document("d19")               # the last rowid, given again to the next row
+        again = doc(19, np.random.default_rng(99))
+        writer.put_documents([again])
+    with SqliteStore(tmp_path / "s.chaja") as store:
+        spool = store._spool("chunk")
+        assert len(spool) == 21 and not spool.in_rowid_order()
+        mat, ids, _ = store._vectors("chunk")
+        assert not np.shares_memory(mat, spool.vectors)
+        assert ids[-1] == "d19#0" and np.allclose(mat[-1], again[1][0].vector)

@@ -163,7 +163,10 @@ class CachedMatrices:
                 wanted = [field] + ([f for f in VECTOR_FIELDS if f != field and f not in self._matrix
                                      and self.get_meta(sqlite_vectors.record_key(f)) is None]
                                     if self._keywords.base_seq is None else [])
-                read = self._read_matrices({VECTOR_FIELDS[f]: self._dim(f) for f in wanted})
+                read = self._spooled_matrices(wanted)
+                rest = [f for f in wanted if VECTOR_FIELDS[f] not in read]
+                if rest:
+                    read.update(self._read_matrices({VECTOR_FIELDS[f]: self._dim(f) for f in rest}))
                 for f in wanted:
                     self._matrix[f], self._matrix_rowids[f] = read[VECTOR_FIELDS[f]]
             m = self._matrix[field]
@@ -286,6 +289,39 @@ class CachedMatrices:
         return ((quantized.take(quantized.append(quantized.take(mat, keep), added), order),
                  all_ids[order].tolist(), all_langs[order]),
                 all_rowids[order])
+
+    def _spooled_matrices(self, fields: list[str]) -> dict[str, tuple[tuple[np.ndarray, list[str], np.ndarray],
+                                                                     np.ndarray]]:
+        """For each of ``fields`` whose every vector is in its spool, one record a row in
+        rowid order (a bulk load before its first compaction): (the spool's mapped vectors,
+        ids, languages), rowids, by column, the matrix the spool's pages rather than a copy
+        of them (at a million chunks the four fields' float32 copies were 3 GB of the load's
+        own memory). The other fields are left out, for :meth:`_read_matrices`."""
+        own = not self._db.in_transaction      # one snapshot for the spools' records and the rows
+        if own:
+            self._db.execute("BEGIN")
+        try:
+            spools = {f: self._spool(f) for f in fields}
+            spools = {f: sp for f, sp in spools.items() if len(sp) and sp.in_rowid_order()}
+            if not spools:
+                return {}
+            columns = [VECTOR_FIELDS[f] for f in spools]
+            rows = self._db.execute(f"SELECT rowid, id, lang, {', '.join(f'length({c})' for c in columns)}"
+                                    f" FROM chunks WHERE {' OR '.join(f'{c} IS NOT NULL' for c in columns)}"
+                                    " ORDER BY rowid").fetchall()
+        finally:
+            if own:
+                self._db.execute("COMMIT")
+        out = {}
+        for k, (field, spool) in enumerate(spools.items(), start=3):
+            held = [r for r in rows if r[k] is not None]
+            if len(held) != len(spool) or any(r[k] for r in held):      # a vector kept in its row's blob
+                continue
+            rowids = np.fromiter((r[0] for r in held), dtype=np.int64, count=len(held))
+            if np.array_equal(rowids, spool.rowids):
+                out[VECTOR_FIELDS[field]] = ((spool.vectors, [r[1] for r in held],
+                                              np.array([r[2] or "" for r in held])), rowids)
+        return out
 
     def _read_matrix(self, column: str, dim: int) -> tuple[tuple[np.ndarray, list[str], np.ndarray], np.ndarray]:
         """All non-null vectors of ``column`` in rowid order, with ids, languages, rowids."""

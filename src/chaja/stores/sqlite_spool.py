@@ -116,6 +116,11 @@ class Spool:
             self._last = order, r[order]
         return self._last
 
+    def in_rowid_order(self) -> bool:
+        """One record a rowid, in rowid order (a bulk load's spool): the records are the rows."""
+        r = self.rowids
+        return r.size < 2 or bool((r[1:] > r[:-1]).all())
+
     def latest(self) -> tuple[np.ndarray, np.ndarray]:
         """(rowids, vectors) of every rowid's last record, in rowid order (copied out)."""
         order, keys = self._latest_records()
