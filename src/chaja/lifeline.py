@@ -6,12 +6,15 @@ pipe whose other end it holds itself. On Linux the kernel sends the child a sign
 when the parent *thread* that started it ends (prctl ``PR_SET_PDEATHSIG``), so start
 such a child from a thread that lives as long as the parent; everywhere, a watchdog
 thread looks twice a second at whether the parent is still the parent.
+
+:func:`python_child` starts such a child as a fresh interpreter of this Python.
 """
 from __future__ import annotations
 
 import ctypes
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -52,3 +55,13 @@ def die_with(parent: int, *, death_signal: bool = True) -> None:
     if os.getppid() != parent:
         os._exit(1)
     threading.Thread(target=_watch, args=(parent,), name="chaja-lifeline", daemon=True).start()
+
+
+def python_child(args: list[str], **popen) -> subprocess.Popen:
+    """A fresh interpreter of this Python (``args`` after the executable) that imports the
+    chaja this process imports (this process's ``sys.path`` as its ``PYTHONPATH``). Not a
+    fork, which copies whatever lock another thread held at that moment, nor
+    multiprocessing's spawn, which imports the caller's ``__main__`` again (a script without
+    a ``__main__`` guard would run twice)."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    return subprocess.Popen([sys.executable, *args], env=env, **popen)

@@ -24,13 +24,14 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from chaja.lifeline import python_child
 
 if TYPE_CHECKING:
     from chaja.documents import Document
@@ -71,11 +72,9 @@ class _Child:
     def __init__(self):
         theirs_r, ours_w = os.pipe()
         ours_r, theirs_w = os.pipe()
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
         code = f"from chaja.reading_process import serve; serve({theirs_r}, {theirs_w}, {os.getpid()})"
         try:
-            self.popen = subprocess.Popen([sys.executable, "-c", code], pass_fds=(theirs_r, theirs_w), env=env,
-                                          stdin=subprocess.DEVNULL)
+            self.popen = python_child(["-c", code], pass_fds=(theirs_r, theirs_w), stdin=subprocess.DEVNULL)
         finally:
             os.close(theirs_r)
             os.close(theirs_w)

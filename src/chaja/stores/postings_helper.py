@@ -7,12 +7,13 @@ on a machine of two cores or more each page is split in two: a helper process bu
 half while the calling process builds the other, and the parts are merged as before, so
 the segment is the same.
 
-The helper is a plain ``python -m chaja.stores.postings_worker`` (:mod:`chaja.stores.postings_worker`)
-with the calling process's interpreter, not a :mod:`multiprocessing` child: a spawned child imports the
-caller's ``__main__`` again (a user's script without a ``__main__`` guard would run twice),
-and a forked one inherits the threads of the encoders and the search pool. It reads
-pickled half pages on standard input and answers each with its pickled segment; one is
-in flight at a time, so each process holds half a page's tokens. A helper that cannot
+The helper is a plain ``python -m chaja.stores.postings_worker`` started by
+:func:`chaja.lifeline.python_child` (not a :mod:`multiprocessing` child: a spawned one
+imports the caller's ``__main__`` again, a forked one inherits the threads of the encoders
+and the search pool); it ends with this process and leaves an interrupt to it, as a
+file's reader does (:mod:`chaja.reading_process`). It reads pickled half pages on
+standard input and answers each with its pickled segment; one is in flight at a time, so
+each process holds half a page's tokens. A helper that cannot
 start, dies or answers with an error costs nothing but time: the page is built in the
 calling process.
 """
@@ -21,8 +22,8 @@ from __future__ import annotations
 import os
 import pickle
 import subprocess
-import sys
-from pathlib import Path
+
+from chaja.lifeline import python_child
 
 #: the helper is used only on a machine of at least this many cores
 MIN_CORES = 2
@@ -32,14 +33,9 @@ class Helper:
     """One helper process; :meth:`submit` a page, :meth:`result` its segment (None: build it here)."""
 
     def __init__(self) -> None:
-        import chaja
-
-        env = dict(os.environ)
-        root = str(Path(chaja.__file__).resolve().parents[1])     # where this chaja is imported from
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
-        self.proc: subprocess.Popen | None = subprocess.Popen(
-            [sys.executable, "-m", "chaja.stores.postings_worker"], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        self.proc: subprocess.Popen | None = python_child(
+            ["-m", "chaja.stores.postings_worker", str(os.getpid())], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
 
     def submit(self, rows: list) -> bool:
         """Hand a page over; False where the helper is gone (build the page here)."""

@@ -1,12 +1,15 @@
-"""The helper process of :mod:`chaja.stores.postings_helper`: ``python -m chaja.stores.postings_worker``
-reads pickled pages of ``(rowid, lang, title, heading, body)`` rows on standard input and
-answers each with ``("ok", segment)`` (:func:`chaja.stores.postings.build`) or
-``("error", message)``, until its input ends."""
+"""The helper process of :mod:`chaja.stores.postings_helper`: ``python -m chaja.stores.postings_worker
+PARENT`` reads pickled pages of ``(rowid, lang, title, heading, body)`` rows on standard input
+and answers each with ``("ok", segment)`` (:func:`chaja.stores.postings.build`) or
+``("error", message)``, until its input ends; it ignores SIGINT (the process that started it
+decides what an interrupt means) and ends with that process (:mod:`chaja.lifeline`)."""
 from __future__ import annotations
 
 import pickle
+import signal
 import sys
 
+from chaja.lifeline import die_with
 from chaja.stores import postings
 
 
@@ -26,4 +29,6 @@ def serve(stdin, stdout) -> None:
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with(int(sys.argv[1]), death_signal=False)      # started from any thread of its parent
     serve(sys.stdin.buffer, sys.stdout.buffer)

@@ -105,7 +105,7 @@ class Spool:
         """(record of each rowid's last appearance, that rowid), in rowid order; worked out once."""
         if self._last is None:
             r = self.rowids
-            if r.size < 2 or bool((r[1:] > r[:-1]).all()):      # the common case: rowids only grew
+            if self.in_rowid_order():                           # the common case: rowids only grew
                 order = np.arange(r.size)
             else:
                 order = np.argsort(r, kind="stable")                # append order kept within a rowid
