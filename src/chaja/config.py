@@ -83,6 +83,8 @@ class SearchConfig:
     keyword_neutral_depth: int = 5      # calibrated fusion: other-language chunks get the mean keyword value of this many own-language ones nearest them in vector evidence (0 = off)
     keyword_neutral_best: float = 1.0   # calibrated fusion: that neutral value leans on the best own-language keyword value by this times 1 − g(q) (0–1)
     keyword_floor: float = 0.5          # calibrated fusion: the keyword list keeps at least this share of its weight whatever g(q); other languages still take the neutral value (0–1)
+    other_language_keep: int = 2        # calibrated fusion: the other languages' best this many documents keep their place ...
+    other_language_yield: float = 2.0   # ... and their other candidates give up this times g(q) to the query's language (chaja.search.calibrated.other_language_tail; 0 = off)
     background_prior: float = 500.0     # calibrated fusion: vectors of the encoder's shipped background prior pooled with the store's own statistics (chaja.search.background_prior; 0 = the store's alone)
     keyword_hold: float = 1.0           # calibrated fusion: g(q) is held up to this for a Korean question naming Latin-script terms whose best keyword hit is a Korean chunk holding them (chaja.search.calibrated.held_share; 0 = off)
     translated_keyword: float = 4.0     # calibrated fusion: weight of the keyword list of the query's words translated into another language (chaja.search.lexicon; 0 = off)
@@ -138,7 +140,7 @@ REQUEST_SETTINGS = [
     "now", "chunk_cap", "language_projection", "heading_list", "aligned_list", "aligned_heading_list",
     "cross_language_keyword", "cross_language_vector", "list_weights", "calibrated_weights", "multipart",
     "translated_keyword", "translation_threshold", "feedback_weight", "feedback_depth", "feedback_limit",
-    "keyword_hold", "keyword_floor",
+    "keyword_hold", "keyword_floor", "other_language_keep", "other_language_yield",
     "min_probability",
 ]
 
@@ -288,6 +290,7 @@ BOUNDS = {
     "search.translated_keyword": (0.0, None), "search.translation_threshold": (-1.0, 1.0),
     "search.feedback_weight": (0.0, None), "search.feedback_depth": (1, 100),
     "search.feedback_limit": (0, 10_000),
+    "search.other_language_keep": (0, 10_000), "search.other_language_yield": (0.0, None),
     "search.language_softness": (1e-6, None),
     "encoder.batch_size": (1, 4096), "encoder.threads": (0, 1024), "encoder.timeout_s": (0.01, None),
     "encoder.retries": (0, 100),

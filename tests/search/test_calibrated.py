@@ -5,7 +5,7 @@ import pytest
 
 from chaja.documents import Hit
 from chaja.search.calibrated import (calibrated, held_share, keyword_evidence, keyword_values, language_share, logistic,
-                                     neutral_for_other_languages, vector_evidence)
+                                     neutral_for_other_languages, other_language_tail, tail_yielded, vector_evidence)
 
 NAN = float("nan")
 
@@ -229,3 +229,31 @@ def test_the_keyword_floor_changes_nothing_on_a_store_of_one_language():
                   qlang="ko", d0=-1.0, tau=0.25, best_rank={"a": 1, "b": 2, "c": 1})
     runs = [calibrated(z, keyword, {"b": 0.5, "c": 1.0}, keyword_floor=f, **common) for f in (0.0, 0.5, 1.0)]
     assert runs[0] == runs[1] == runs[2]
+
+
+def test_the_other_languages_tail_lies_past_their_best_documents():
+    """Past the two best documents of the other languages (ranked by their best chunk), every
+    chunk of theirs is the tail; a kept document's weaker chunks are not, nor is any chunk of
+    the query's language."""
+    scores = np.array([9.0, 8.0, 7.5, 7.0, 6.0, 5.0, 4.0])
+    own = np.array([True, False, False, True, False, False, False])
+    docs = np.array(["ko1", "en1", "en1", "ko2", "en2", "en3", "en1"], dtype=object)
+    tail = other_language_tail(scores, own, docs, keep=2)
+    assert tail.tolist() == [False, False, False, False, False, True, False]
+    assert other_language_tail(scores, own, docs, keep=1).tolist() == [False, False, False, False, True, True, False]
+    assert not other_language_tail(scores, np.ones(7, dtype=bool), docs, keep=0).any()   # one language: no tail
+
+
+def test_the_tail_yields_as_much_as_the_query_language_is_where_the_answer_is():
+    """score'(c) = score(c) − y · g(q) for the tail: nothing where g(q) = 0 (another language
+    leads), the whole y where the query's language clearly leads; the other language's best
+    documents and the query's language keep their scores."""
+    own = np.array([True, False, False, False])
+    docs = np.array(["ko1", "en1", "en2", "en3"], dtype=object)
+
+    def scored(g, y):
+        return tail_yielded(np.array([5.0, 4.0, 3.0, 2.0]), own, docs, g, keep=2, weight=y)
+
+    assert scored(1.0, 2.0).tolist() == [5.0, 4.0, 3.0, 0.0]
+    assert scored(0.5, 2.0).tolist() == [5.0, 4.0, 3.0, 1.0]
+    assert scored(0.0, 2.0).tolist() == scored(1.0, 0.0).tolist() == [5.0, 4.0, 3.0, 2.0]

@@ -280,8 +280,9 @@ def test_borrowed_evidence_is_recomputed_from_the_stored_vectors(corpus_index):
     from chaja.search import background, feedback
     q = "자기주식 소각"
     s = corpus_index.searcher()
-    off = corpus_index.search(q, top_k=50, settings={"feedback_weight": 0, "chunk_cap": 0})   # fused order
-    on = corpus_index.search(q, top_k=50, settings={"chunk_cap": 0})
+    plain = {"chunk_cap": 0, "other_language_yield": 0}     # the tail's yield: its own test below
+    off = corpus_index.search(q, top_k=50, settings={**plain, "feedback_weight": 0})   # fused order
+    on = corpus_index.search(q, top_k=50, settings=plain)
     assert s.cfg.feedback_weight == 1.0 and s.cfg.feedback_depth == 2
     before = {c.chunk.id: c.score for c in off.chunks}
     after = {c.chunk.id: c.score for c in on.chunks}
@@ -323,10 +324,11 @@ def test_calibrated_score_is_recomputed_from_the_store(corpus_index, off):
         setattr(cfg, off, False)
     depth, cfg.keyword_neutral_depth = cfg.keyword_neutral_depth, 0   # its own test below
     borrowed, cfg.feedback_weight = cfg.feedback_weight, 0.0             # and this one
+    tail, cfg.other_language_yield = cfg.other_language_yield, 0.0      # and the tail's yield
     try:
         res = corpus_index.search(q)
     finally:
-        cfg.keyword_neutral_depth, cfg.feedback_weight = depth, borrowed
+        cfg.keyword_neutral_depth, cfg.feedback_weight, cfg.other_language_yield = depth, borrowed, tail
         if off:
             setattr(cfg, off, True)
     s = corpus_index.searcher()
@@ -405,3 +407,31 @@ def test_the_two_query_encoders_side_by_side_give_what_each_gives_alone(corpus_i
     alone_qa, alone_encoded = s.aligned_query(text, words)
     assert np.array_equal(qv, s.query_vector(text))
     assert np.array_equal(qa, alone_qa) and np.array_equal(encoded, alone_encoded) and encoded.shape[0] == 2
+
+
+def test_the_other_languages_tail_yields_to_the_query_language(corpus_index):
+    """Past the two best documents of another language than the query's, every chunk of
+    that language loses other_language_yield · g(q); the query's language and those two
+    documents keep their scores."""
+    q = "자기주식 소각"
+    plain = corpus_index.search(q, top_k=50, settings={"chunk_cap": 0, "other_language_yield": 0})
+    tail = corpus_index.search(q, top_k=50, settings={"chunk_cap": 0})
+    assert corpus_index.config.search.other_language_yield == 2.0
+    g = plain.signals["keyword_share"]
+    before = {c.chunk.id: c.score for c in plain.chunks}
+    after = {c.chunk.id: c.score for c in tail.chunks}
+    lang = {c.chunk.id: c.chunk.lang for c in plain.chunks}
+    kept: list[str] = []
+    for c in sorted(before, key=lambda c: -before[c]):
+        doc = c.rpartition("#")[0]
+        if lang[c] != "ko" and doc not in kept and len(kept) < 2:
+            kept.append(doc)
+    assert g > 0 and len(kept) == 2
+    yielded = 0
+    for c in set(before) & set(after):
+        if lang[c] == "ko" or c.rpartition("#")[0] in kept:
+            assert after[c] == pytest.approx(before[c], abs=1e-9)
+        else:
+            assert after[c] == pytest.approx(before[c] - 2.0 * g, abs=1e-9)
+            yielded += 1
+    assert yielded

@@ -215,6 +215,45 @@ def calibrated_scores(ev: Evidence, own: np.ndarray, *, keyword_weight: float, n
     return ev.vector + keyword_weight * m * kv + ev.translated
 
 
+def tail_yielded(scores: np.ndarray, own: np.ndarray, docs: np.ndarray, g: float, keep: int,
+                 weight: float) -> np.ndarray:
+    """The fused scores (the borrowed lift included) less ``weight · g(q)`` for each chunk of
+    :func:`other_language_tail`; unchanged where ``weight`` is 0."""
+    if not weight or not g:
+        return scores
+    return scores - weight * g * other_language_tail(scores, own, docs, keep)
+
+
+def other_language_tail(scores: np.ndarray, own: np.ndarray, docs: np.ndarray, keep: int) -> np.ndarray:
+    """Which candidates are the other languages' tail: those in another language than the
+    query's whose document is not one of the ``keep`` best documents of those languages
+    (a document ranked by its best candidate). Fusion takes ``y · g(q)`` from each
+    (``search.other_language_yield``, :func:`tail_yielded`, last in fusion: the evidence
+    borrowed from the query's language included):
+
+        score'(c) = score(c) − y · g(q)    for c ∉ L(q) outside the ``keep`` best documents ∉ L(q)
+
+    The vectors (e5 after the language projection, the aligned encoder by design) judge
+    pages of either language alike, so past its answer a same-language question's first
+    ten were half the other language's neighbours of the topic. The other language keeps
+    its best documents where they stand, the answer when the language was misjudged; the
+    rest yield as much as g(q) says the question's own language holds the answer. Chosen on
+    the React and Vue natural dev splits (docs/ranking.md)."""
+    other = np.flatnonzero(~own)
+    tail = np.zeros(own.size, dtype=bool)
+    if other.size == 0 or other.size == own.size:
+        return tail
+    order = other[np.argsort(-scores[other], kind="stable")]
+    kept: set = set()
+    for i in order.tolist():
+        d = docs[i]
+        if d not in kept and len(kept) >= keep:
+            tail[i] = True
+        elif d not in kept:
+            kept.add(d)
+    return tail
+
+
 def fused_order(candidates: Sequence[str], scores: np.ndarray, ranks: np.ndarray) -> list[tuple[str, float]]:
     """(chunk id, score) best first; ties keep the best single rank (``ranks``), then the
     candidates' order (by id)."""

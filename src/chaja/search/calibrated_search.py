@@ -5,6 +5,7 @@ the keyword and translated keyword evidence, and the feedback borrowed from the
 query's own language (:mod:`chaja.search.feedback`)."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -18,6 +19,7 @@ from chaja.search.calibrated import (
     calibrated_scores,
     fused_order,
     keyword_values,
+    tail_yielded,
 )
 from chaja.search.fusion import ranks
 
@@ -97,31 +99,38 @@ def calibrated_fusion(s: Searcher, lists: dict[str, list[Hit]], queries: dict[st
     fusion = {"keyword_weight": cfg.calibrated_weights.get("keyword", 1.0),
               "neutral_depth": cfg.keyword_neutral_depth, "neutral_best_share": cfg.keyword_neutral_best,
               "keyword_floor": cfg.keyword_floor}
+    docs = np.array([c.rpartition("#")[0] for c in candidates], dtype=object)   # a chunk's id is doc#n
+
+    def tail(scores: np.ndarray) -> np.ndarray:
+        return tail_yielded(scores, own, docs, ev.g, cfg.other_language_keep, cfg.other_language_yield)
+
     scores = calibrated_scores(ev, own, **fusion)
     rank_of = np.array([best[c] for c in candidates])
     if not (cfg.feedback_weight > 0 and ev.g > 0 and own.any() and not own.all()):
-        return fused_order(candidates, scores, rank_of), ev.g
-    return with_feedback(s, ev, own, scores, candidates, rank_of, fusion), ev.g
+        return fused_order(candidates, tail(scores), rank_of), ev.g
+    return with_feedback(s, ev, own, scores, candidates, rank_of, fusion, tail), ev.g
 
 
 def with_feedback(s: Searcher, ev: Evidence, own: np.ndarray, scores: np.ndarray, candidates: list[str],
-                  rank_of: np.ndarray, fusion: dict) -> list[tuple[str, float]]:
+                  rank_of: np.ndarray, fusion: dict,
+                  tail: Callable[[np.ndarray], np.ndarray]) -> list[tuple[str, float]]:
     """The fused list with the evidence borrowed from the query's own language
     (:mod:`chaja.search.feedback`): at most ``feedback_limit`` candidates of other languages
     keep a lift, never above the sources, and they count what they borrow in their standing,
     so their neutral keyword value comes from the query language's pages of the same
-    standing (the query language's scores, and so the sources and the ceiling, do not change)."""
+    standing (the query language's scores, and so the sources and the ceiling, do not change).
+    ``tail``: the other languages' tail yielding, last (:func:`chaja.search.calibrated.tail_yielded`)."""
     cfg = s.cfg
     src = feedback.sources(fused_order(candidates, scores, rank_of), dict(zip(candidates, own.tolist())),
                            cfg.feedback_depth)
     add = borrowed_evidence(s, src, candidates, own, ev.g)
     if add is None:
-        return fused_order(candidates, scores, rank_of)
+        return fused_order(candidates, tail(scores), rank_of)
     at = np.array([candidates.index(c) for c in src])
     ceiling = float(scores[at].min())
     keep = feedback.keep_lifted(scores, feedback.lifted(scores, add, ceiling), cfg.feedback_limit, rank_of)
     add = np.where(keep, add, np.minimum(add, 0.0))
-    scores = feedback.lifted(calibrated_scores(ev, own, borrowed=add, **fusion), add, ceiling)
+    scores = tail(feedback.lifted(calibrated_scores(ev, own, borrowed=add, **fusion), add, ceiling))
     not_source = np.ones(len(candidates), dtype=bool)
     not_source[at] = False
     order = np.lexsort((np.arange(scores.size), rank_of, not_source, -scores))
