@@ -57,9 +57,13 @@ language, the one the native keyword list cannot give; it never touches a chunk 
 query's language, and it fades where the query's language leads with a chunk that holds
 the query's terms (g(q)·K* near 1), so a translated match does not overrule an exact one.
 
-The weights w_f, w_K, w_T, w_n, the floor f, d₀ and τ are the only parameters; their defaults were fit on
-the dev split of the natural-question sets and KorQuAD's dev half
-(docs/crosslingual.md). Ties keep the best single rank, then the chunk id.
+Last, past the ``keep`` best documents of the other languages, their chunks yield
+``y · g(q)`` to the query's language (:func:`other_language_tail`), so a same-language
+question's first ten stay mostly in its language.
+
+The weights w_f, w_K, w_T, w_n, the floor f, the yield y, d₀ and τ are the only
+parameters; their defaults were fit on the dev split of the natural-question sets and
+KorQuAD's dev half (docs/crosslingual.md, docs/ranking.md). Ties keep the best single rank, then the chunk id.
 """
 from __future__ import annotations
 
