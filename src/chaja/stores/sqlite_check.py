@@ -26,6 +26,7 @@ from pathlib import Path
 
 from chaja.stores import sqlite_keywords, sqlite_spool, sqlite_vectors
 from chaja.stores.sqlite_schema import VECTOR_FIELDS
+from chaja.stores.text_packing import TextPacking
 
 #: vector column → the meta key that gives its dimension
 _DIMS = {"vector": "dim", "heading_vector": "dim", "aligned_vector": "aligned_dim",
@@ -162,8 +163,9 @@ def repair(cur: sqlite3.Cursor, analyzer, delete_document) -> list[str]:
         done.append(f"removed keyword row {rowid} (no chunk)")
     missing = cur.execute("SELECT c.rowid, c.id, c.title, c.heading, c.text FROM chunks c"
                           " LEFT JOIN chunk_terms f ON f.rowid = c.rowid WHERE f.rowid IS NULL").fetchall()
+    packing = TextPacking(cur.connection)
     for rowid, cid, title, heading, text in missing:
-        path = " ".join(json.loads(heading))
+        path, text = " ".join(json.loads(heading)), packing.unpack(text)
         cur.execute("INSERT INTO chunk_terms (rowid, title, heading, body) VALUES (?,?,?,?)",
                     (rowid, " ".join(analyzer(title)), " ".join(analyzer(path)), " ".join(analyzer(text))))
         done.append(f"wrote the keyword row of chunk {cid!r}")

@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from chaja.stores import sqlite_errors, sqlite_schema
 from chaja.stores.base import StoreError
 from chaja.stores.sqlite_schema import SCHEMA_VERSION
+from chaja.stores.text_packing import TextPacking
 
 
 class SqliteConnection:
@@ -132,6 +133,14 @@ class SqliteConnection:
             except BaseException as exc:
                 sqlite_errors.rollback(self._db, exc)
                 raise
+
+    @property
+    def text_packing(self) -> TextPacking:
+        """The packing of this connection's chunk text and terms (:mod:`chaja.stores.text_packing`)."""
+        packing = getattr(self, "_text_packing", None)
+        if packing is None or packing.db is not self._db:
+            packing = self._text_packing = TextPacking(self._db)
+        return packing
 
     def get_meta(self, key: str) -> str | None:
         row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()

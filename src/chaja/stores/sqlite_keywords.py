@@ -26,6 +26,7 @@ from pathlib import Path
 from chaja.stores import postings, sqlite_errors
 from chaja.stores.bm25_segments import SegmentedBM25
 from chaja.stores.sqlite_in import select_in
+from chaja.stores.text_packing import TextPacking
 
 LOG_SCHEMA = """
 CREATE TABLE IF NOT EXISTS keyword_log (
@@ -52,19 +53,26 @@ _TERM_ROWS = ("SELECT f.rowid, c.lang, f.title, f.heading, f.body FROM chunk_ter
 BUILD_BATCH = 50_000
 
 
-def _term_rows(db: sqlite3.Connection, rowids: list[int]) -> list[tuple]:
-    return select_in(db, _TERM_ROWS + " WHERE f.rowid IN ({marks})", rowids)
+def _unpacked(rows: list[tuple], packing: TextPacking) -> list[tuple]:
+    """``_TERM_ROWS`` rows with their body terms as written (:mod:`chaja.stores.text_packing`)."""
+    return [(r, lang, t, h, packing.unpack(b, "terms")) for r, lang, t, h, b in rows]
 
 
-def build_all(db: sqlite3.Connection) -> postings.Segment:
+def _term_rows(db: sqlite3.Connection, rowids: list[int], packing: TextPacking) -> list[tuple]:
+    return _unpacked(select_in(db, _TERM_ROWS + " WHERE f.rowid IN ({marks})", rowids), packing)
+
+
+def build_all(db: sqlite3.Connection, packing: TextPacking | None = None) -> postings.Segment:
     """The postings of every ``chunk_terms`` row, tokenised :data:`BUILD_BATCH` rows at a time."""
-    return postings.build_paged(lambda last: db.execute(
-        _TERM_ROWS + " WHERE f.rowid > ? ORDER BY f.rowid LIMIT ?", (last, BUILD_BATCH)).fetchall())
+    packing = packing or TextPacking(db)
+    return postings.build_paged(lambda last: _unpacked(db.execute(
+        _TERM_ROWS + " WHERE f.rowid > ? ORDER BY f.rowid LIMIT ?", (last, BUILD_BATCH)).fetchall(), packing))
 
 
 class SqliteKeywordIndex:
     def __init__(self, db: sqlite3.Connection, path: Path, store_id: str):
         self.db, self.path, self.store_id = db, path, store_id
+        self.packing = TextPacking(db)
         self.bm25: SegmentedBM25 | None = None
         self.seq = -1            # last log entry applied
         self.base_rows = 0       # rows of the file segment
@@ -87,7 +95,7 @@ class SqliteKeywordIndex:
             seq = base_seq = int(seg.header["seq"])
         except (OSError, ValueError, KeyError):
             seq, base_seq = self._marks()[0], None
-            seg = build_all(self.db)
+            seg = build_all(self.db, self.packing)
         self.bm25, self.seq, self.base_rows = SegmentedBM25.of(seg), seq, seg.n_rows
         self.base_seq, self.touched = base_seq, set()
 
@@ -97,7 +105,7 @@ class SqliteKeywordIndex:
         if not ops:
             return
         self.touched |= self.bm25.apply([(row, added) for _, row, added in ops],
-                                        lambda rows: postings.build(_term_rows(self.db, rows)))
+                                        lambda rows: postings.build(_term_rows(self.db, rows, self.packing)))
         self.seq = ops[-1][0]
         if len(self.bm25.segments) > MAX_SEGMENTS:
             self.bm25.fold_tail(self.bm25.merged(1))

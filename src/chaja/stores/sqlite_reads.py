@@ -140,8 +140,9 @@ class ChunkReads:
     def chunks(self, ids: list[str]) -> dict[str, Chunk]:
         rows = select_in(self._db, "SELECT id, doc_id, ordinal, title, heading, text, lang, source, doc_type, date,"
                                    " location FROM chunks WHERE id IN ({marks})", ids)
+        unpack = self.text_packing.unpack
         return {row[0]: Chunk(id=row[0], doc_id=row[1], ordinal=row[2], title=row[3],
-                              heading_path=tuple(json.loads(row[4])), text=row[5], lang=row[6] or "",
+                              heading_path=tuple(json.loads(row[4])), text=unpack(row[5]), lang=row[6] or "",
                               source=row[7] or "", doc_type=row[8] or "", date=row[9],
                               location=Location.decode(row[10])) for row in rows}
 
@@ -159,7 +160,8 @@ class ChunkReads:
     def chunk_terms(self, ids: list[str]) -> dict[str, set[str]]:
         rows = select_in(self._db, "SELECT c.id, f.title, f.heading, f.body FROM chunks c JOIN chunk_terms f"
                                    " ON f.rowid = c.rowid WHERE c.id IN ({marks})", ids)
-        return {cid: set(f"{t} {h} {b}".split()) for cid, t, h, b in rows}
+        unpack = self.text_packing.unpack
+        return {cid: set(f"{t} {h} {unpack(b, 'terms')}".split()) for cid, t, h, b in rows}
 
     def fingerprints(self) -> dict[str, str]:
         return dict(self._db.execute("SELECT id, fingerprint FROM documents"))

@@ -24,6 +24,7 @@ import numpy as np
 from chaja.documents import ChunkRecord, Document
 from chaja.stores import sqlite_keywords
 from chaja.stores.base import staged_prefix
+from chaja.stores.text_packing import TextPacking, stored_texts
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS staged_chunks (
@@ -52,18 +53,21 @@ def resume_point(cur: sqlite3.Cursor, doc_id: str, key: str) -> int:
     return done
 
 
-def stage(cur: sqlite3.Cursor, key: str, rows: list[tuple[ChunkRecord, np.ndarray, list]]) -> None:
-    """Write one batch of finished chunks (record, its vector, its other vectors)."""
+def stage(cur: sqlite3.Cursor, key: str, rows: list[tuple[ChunkRecord, np.ndarray, list]],
+          packing: TextPacking | None = None) -> None:
+    """Write one batch of finished chunks (record, its vector, its other vectors), text and
+    body terms packed with ``packing`` (:mod:`chaja.stores.text_packing`) where given."""
+    texts, bodies = stored_texts(packing, [r for r, _, _ in rows])
     cur.executemany(
         "INSERT OR REPLACE INTO staged_chunks (doc_id, stage_key, ordinal, id, title, heading, text, lang, source,"
         " doc_type, date, location, title_terms, heading_terms, body_terms, vector, heading_vector, aligned_vector,"
         " aligned_heading_vector) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         [(r.chunk.doc_id, key, r.chunk.ordinal, r.chunk.id, r.chunk.title,
-          json.dumps(list(r.chunk.heading_path), ensure_ascii=False), r.chunk.text, r.chunk.lang,
+          json.dumps(list(r.chunk.heading_path), ensure_ascii=False), text, r.chunk.lang,
           r.chunk.source, r.chunk.doc_type, r.chunk.date, r.chunk.location and r.chunk.location.encode(),
           " ".join(r.title_terms), " ".join(r.heading_terms),
-          " ".join(r.body_terms), vec.tobytes(), *(None if v is None else v.tobytes() for v in extra))
-         for r, vec, extra in rows])
+          body, vec.tobytes(), *(None if v is None else v.tobytes() for v in extra))
+         for text, body, (r, vec, extra) in zip(texts, bodies, rows)])
 
 
 def staged_count(cur: sqlite3.Cursor, doc_id: str, key: str) -> int:

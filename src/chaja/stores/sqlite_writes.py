@@ -13,6 +13,7 @@ from chaja.stores import sqlite_keywords, sqlite_spool, sqlite_staging, sqlite_v
 from chaja.stores.base import StoreError, flat_vector, refuse_non_finite
 from chaja.stores.sqlite_in import select_in
 from chaja.stores.sqlite_schema import VECTOR_FIELDS
+from chaja.stores.text_packing import TextPacking, stored_texts
 
 
 def flat_record(r: ChunkRecord) -> tuple:
@@ -51,7 +52,9 @@ class DocumentWrites:
                             [(doc.id, doc.title, doc.lang, doc.source, doc.doc_type, doc.date,
                               doc.path, doc.fingerprint(), len(rows)) for doc, rows in prepared])
             first = cur.execute("SELECT max(rowid) FROM chunks").fetchone()[0] or 0
-            added = self._insert_chunks(cur, [row for _, rows in prepared for row in rows], first + 1, spooled)
+            flat = [row for _, rows in prepared for row in rows]
+            packing = self._packing(cur, rows_now + len(flat), [row[0] for row in flat])
+            added = self._insert_chunks(cur, flat, first + 1, spooled, packing)
             for field, (rowids, vectors) in (spooled or {}).items():
                 sqlite_spool.append(cur, self.path, field, adim if field.startswith("aligned") else dim,
                                     rowids, vectors)
@@ -61,25 +64,37 @@ class DocumentWrites:
             if adims and not aknown:
                 cur.execute("INSERT OR REPLACE INTO meta VALUES ('aligned_dim', ?)", (str(adims.pop()),))
 
+    def _packing(self, cur: sqlite3.Cursor, rows: int, records: list[ChunkRecord]) -> TextPacking | None:
+        """The packing rows written in this transaction take (None: kept plain): the store's
+        dictionaries, trained now where it reaches :data:`~chaja.stores.text_packing.TRAIN_AT`
+        chunks (:meth:`TextPacking.ready`, on these records' texts)."""
+        packing = self.text_packing
+        ready = packing.ready(cur, rows, lambda: {"text": [r.chunk.text for r in records],
+                                                  "terms": [" ".join(r.body_terms) for r in records]})
+        return packing if ready else None
+
     @staticmethod
     def _insert_chunks(cur: sqlite3.Cursor, rows: list[tuple], first: int,
-                       spooled: dict[str, tuple[list[int], list[np.ndarray]]] | None) -> list[int]:
+                       spooled: dict[str, tuple[list[int], list[np.ndarray]]] | None,
+                       packing: TextPacking | None = None) -> list[int]:
         """Insert chunks (rows from :func:`flat_record`) and their keyword rows, under rowids
         ``first``, ``first + 1``, … (the store's largest rowid + 1 on, as SQLite would give
         them one by one), one statement per table; their rowids. With ``spooled`` (field →
         rowids, vectors), each vector's blob is left empty and the vector added there for the
-        field's spool (:mod:`chaja.stores.sqlite_spool`); without it, each blob holds its vector."""
+        field's spool (:mod:`chaja.stores.sqlite_spool`); without it, each blob holds its vector.
+        With ``packing``, each text and body terms are packed (:mod:`chaja.stores.text_packing`)."""
         added = list(range(first, first + len(rows)))
+        texts, bodies = stored_texts(packing, [r for r, *_ in rows])
         cur.executemany(
             "INSERT INTO chunks (rowid, id, doc_id, ordinal, title, heading, text, lang, source,"
             " doc_type, date, location, vector, heading_vector, aligned_vector, aligned_heading_vector)"
             " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             [(rowid, r.chunk.id, r.chunk.doc_id, r.chunk.ordinal, r.chunk.title,
-              json.dumps(list(r.chunk.heading_path), ensure_ascii=False), r.chunk.text, r.chunk.lang,
+              json.dumps(list(r.chunk.heading_path), ensure_ascii=False), text, r.chunk.lang,
               r.chunk.source, r.chunk.doc_type, r.chunk.date, r.chunk.location and r.chunk.location.encode(),
               *(None if v is None else sqlite_vectors.IN_FILE if spooled is not None else v.tobytes()
                 for v in vectors))
-             for rowid, (r, *vectors) in zip(added, rows)])
+             for rowid, text, (r, *vectors) in zip(added, texts, rows)])
         if spooled is not None:
             for rowid, (_, *vectors) in zip(added, rows):
                 for field, v in zip(VECTOR_FIELDS, vectors):
@@ -87,8 +102,8 @@ class DocumentWrites:
                         spooled[field][0].append(rowid)
                         spooled[field][1].append(v)
         cur.executemany("INSERT INTO chunk_terms (rowid, title, heading, body) VALUES (?,?,?,?)",
-                        [(rowid, " ".join(r.title_terms), " ".join(r.heading_terms), " ".join(r.body_terms))
-                         for rowid, (r, *_) in zip(added, rows)])
+                        [(rowid, " ".join(r.title_terms), " ".join(r.heading_terms), body)
+                         for rowid, body, (r, *_) in zip(added, bodies, rows)])
         return added
 
     def _dims(self, rows: list[tuple]) -> tuple[set[int], set[int], str | None, str | None]:
@@ -139,7 +154,9 @@ class DocumentWrites:
         rows = [flat_record(r) for r in records]
         self._dims(rows)
         with self._writing() as cur:
-            sqlite_staging.stage(cur, key, [(row[0], row[1], row[2:]) for row in rows])
+            rows_now = cur.execute("SELECT max(rowid) FROM chunks").fetchone()[0] or 0
+            packing = self._packing(cur, rows_now + len(rows), [row[0] for row in rows])
+            sqlite_staging.stage(cur, key, [(row[0], row[1], row[2:]) for row in rows], packing)
 
     def put_staged(self, doc: Document, key: str, n_chunks: int) -> None:
         """Replace the stored ``doc`` with its ``n_chunks`` staged chunks, in one transaction."""
