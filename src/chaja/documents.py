@@ -236,6 +236,11 @@ class DocumentInfo:
         return [f"{self.id}#{i}" for i in range(self.chunks)]
 
 
+def doc_id_of(chunk_id: str) -> str:
+    """The document of a chunk, from its id (``<doc id>#<n>``; a document id may hold ``#``)."""
+    return chunk_id.rpartition("#")[0]
+
+
 @dataclass
 class StoreStats:
     documents: int

@@ -413,6 +413,7 @@ def test_the_other_languages_tail_yields_to_the_query_language(corpus_index):
     """Past the two best documents of another language than the query's, every chunk of
     that language loses other_language_yield · g(q); the query's language and those two
     documents keep their scores."""
+    from chaja.documents import doc_id_of
     q = "자기주식 소각"
     plain = corpus_index.search(q, top_k=50, settings={"chunk_cap": 0, "other_language_yield": 0})
     tail = corpus_index.search(q, top_k=50, settings={"chunk_cap": 0})
@@ -423,13 +424,13 @@ def test_the_other_languages_tail_yields_to_the_query_language(corpus_index):
     lang = {c.chunk.id: c.chunk.lang for c in plain.chunks}
     kept: list[str] = []
     for c in sorted(before, key=lambda c: -before[c]):
-        doc = c.rpartition("#")[0]
+        doc = doc_id_of(c)
         if lang[c] != "ko" and doc not in kept and len(kept) < 2:
             kept.append(doc)
     assert g > 0 and len(kept) == 2
     yielded = 0
     for c in set(before) & set(after):
-        if lang[c] == "ko" or c.rpartition("#")[0] in kept:
+        if lang[c] == "ko" or doc_id_of(c) in kept:
             assert after[c] == pytest.approx(before[c], abs=1e-9)
         else:
             assert after[c] == pytest.approx(before[c] - 2.0 * g, abs=1e-9)

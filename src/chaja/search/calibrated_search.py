@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from chaja.documents import Hit
+from chaja.documents import Hit, doc_id_of
 from chaja.search import background, feedback
 from chaja.search.calibrated import (
     PARTNER,
@@ -99,9 +99,11 @@ def calibrated_fusion(s: Searcher, lists: dict[str, list[Hit]], queries: dict[st
     fusion = {"keyword_weight": cfg.calibrated_weights.get("keyword", 1.0),
               "neutral_depth": cfg.keyword_neutral_depth, "neutral_best_share": cfg.keyword_neutral_best,
               "keyword_floor": cfg.keyword_floor}
-    docs = np.array([c.rpartition("#")[0] for c in candidates], dtype=object)   # a chunk's id is doc#n
 
     def tail(scores: np.ndarray) -> np.ndarray:
+        if not (cfg.other_language_yield and ev.g):
+            return scores
+        docs = np.array([doc_id_of(c) for c in candidates], dtype=object)
         return tail_yielded(scores, own, docs, ev.g, cfg.other_language_keep, cfg.other_language_yield)
 
     scores = calibrated_scores(ev, own, **fusion)

@@ -79,7 +79,8 @@ class SqliteStore(SqliteConnection, DocumentWrites, CandidateSearch, ChunkReads,
                                else max(0.0, float(busy_timeout_s)))
         store_id = self._open()
         self.keyword_engine = keyword_engine
-        self._keywords = sqlite_keywords.SqliteKeywordIndex(self._db, Path(f"{self.path}-keywords"), store_id)
+        self._keywords = sqlite_keywords.SqliteKeywordIndex(self._db, Path(f"{self.path}-keywords"), store_id,
+                                                            self.text_packing)
         self.ann_threshold = sqlite_ann.ANN_THRESHOLD if ann_threshold is None else ann_threshold
         self._lock = threading.Lock()
         self._matrix: dict[str, tuple[np.ndarray, list[str], np.ndarray]] = {}

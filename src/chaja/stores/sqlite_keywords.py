@@ -70,9 +70,9 @@ def build_all(db: sqlite3.Connection, packing: TextPacking | None = None) -> pos
 
 
 class SqliteKeywordIndex:
-    def __init__(self, db: sqlite3.Connection, path: Path, store_id: str):
+    def __init__(self, db: sqlite3.Connection, path: Path, store_id: str, packing: TextPacking | None = None):
         self.db, self.path, self.store_id = db, path, store_id
-        self.packing = TextPacking(db)
+        self.packing = packing or TextPacking(db)      # the store's, where it gives it
         self.bm25: SegmentedBM25 | None = None
         self.seq = -1            # last log entry applied
         self.base_rows = 0       # rows of the file segment

@@ -69,9 +69,7 @@ class DocumentWrites:
         dictionaries, trained now where it reaches :data:`~chaja.stores.text_packing.TRAIN_AT`
         chunks (:meth:`TextPacking.ready`, on these records' texts)."""
         packing = self.text_packing
-        ready = packing.ready(cur, rows, lambda: {"text": [r.chunk.text for r in records],
-                                                  "terms": [" ".join(r.body_terms) for r in records]})
-        return packing if ready else None
+        return packing if packing.ready(cur, rows, records) else None
 
     @staticmethod
     def _insert_chunks(cur: sqlite3.Cursor, rows: list[tuple], first: int,
