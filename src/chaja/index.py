@@ -153,7 +153,8 @@ class Index:
         self._record_statistics(changed=bool(report.added or report.changed or report.removed), stage=stage)
         compact = getattr(self.store, "compact", None)
         moving = self.vectors_to_move()
-        if compact is not None and (report.added or report.changed or report.removed or moving):
+        if compact is not None and (report.added or report.changed or report.removed or moving
+                                    or self.text_to_pack()):
             compact(progress=stage, graphs=not defer_graphs, **({"force": True} if moving else {}))
         self._searcher = None
         return report
@@ -164,6 +165,12 @@ class Index:
         waiting = getattr(self.store, "vectors_to_move", None)
         return waiting is not None and waiting()
 
+    def text_to_pack(self) -> bool:
+        """Rows whose text the next compaction packs (SQLite store: those written before its
+        text dictionaries, every row of a store an older chaja wrote; :mod:`chaja.stores.text_repacking`)."""
+        waiting = getattr(self.store, "text_to_pack", None)
+        return waiting is not None and waiting()
+
     def deferred_graphs(self) -> list[str]:
         """The vector fields searched exactly for want of a graph (SQLite store; see
         :meth:`SqliteStore.deferred_graphs`), empty where there is nothing to build."""
@@ -172,9 +179,11 @@ class Index:
 
     def build_graphs(self, progress: Callable[[str], None] | None = None) -> list[str]:
         """Build the vector graphs a bulk load deferred (:meth:`add_documents` with
-        ``defer_graphs``), with the compaction they belong to; the fields built."""
+        ``defer_graphs``), with the compaction they belong to (which also moves vectors an
+        older store keeps in its rows and packs text that waits: :meth:`text_to_pack`); the
+        fields built."""
         fields = self.deferred_graphs()
-        if fields or self.vectors_to_move():
+        if fields or self.vectors_to_move() or self.text_to_pack():
             self.store.compact(force=True, progress=progress)
             self._searcher = None
         return fields

@@ -11,7 +11,8 @@ from chaja.cli.output import STATS_SCHEMA, delete_each, print_stats
 
 
 def add_optimize_command(sub) -> None:
-    p = sub.add_parser("optimize", help="build the vector graphs that index --defer-graphs left for later")
+    p = sub.add_parser("optimize", help="build the vector graphs that index --defer-graphs left for later, and bring"
+                                               " an older store's files and text to today's form")
     add_common_options(p)
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument("--vectors", choices=("int8", "float32"),
@@ -64,15 +65,18 @@ def cmd_optimize(args: argparse.Namespace) -> int:
                       file=sys.stderr)
                 return 2
             encode(args.vectors)
-        moving, size = idx.vectors_to_move(), _on_disk(args.store)
+        moving, packing, size = idx.vectors_to_move(), idx.text_to_pack(), _on_disk(args.store)
         built = idx.build_graphs(progress=tell)
         left = idx.deferred_graphs()
         reclaim = getattr(idx.store, "reclaim_space", None)
         freed = reclaim() if reclaim is not None else 0
+        packed = packing and not idx.text_to_pack()
     now = _on_disk(args.store)           # closed: the write-ahead log folded in
     if moving:
         print(f"vector files written again, each vector kept once in the store's form:"
               f" {size / 1e6:,.1f} MB -> {now / 1e6:,.1f} MB")
+    elif packed:
+        print(f"chunk text packed with the store's own dictionaries: {size / 1e6:,.1f} MB -> {now / 1e6:,.1f} MB")
     elif freed:
         print(f"gave back {freed / 1e6:,.1f} MB of free pages: {size / 1e6:,.1f} MB -> {now / 1e6:,.1f} MB")
     if built:

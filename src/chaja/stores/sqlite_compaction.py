@@ -1,7 +1,8 @@
 """Compaction: recent writes folded into the files beside the store, in one write
 transaction: the keyword file (:mod:`chaja.stores.sqlite_keywords`), each vector field's
 file (:mod:`chaja.stores.sqlite_vectors`) and, for a field above the ANN threshold, its
-graph (:mod:`chaja.stores.sqlite_ann`), updated in place or built anew."""
+graph (:mod:`chaja.stores.sqlite_ann`), updated in place or built anew; then the text of rows
+written before the store's text dictionaries is packed (:mod:`chaja.stores.text_repacking`)."""
 from __future__ import annotations
 
 import json
@@ -12,7 +13,7 @@ import numpy as np
 
 from chaja.language_means import META_KEY as LANGUAGE_MEANS
 from chaja.language_means import project_rows_in_place, store_basis
-from chaja.stores import sqlite_ann, sqlite_errors, sqlite_space, sqlite_spool, sqlite_vectors
+from chaja.stores import sqlite_ann, sqlite_errors, sqlite_space, sqlite_spool, sqlite_vectors, text_repacking
 from chaja.stores.sqlite_schema import MOVE_VECTORS, VECTOR_FIELDS
 
 #: meta key: the form the store's vector files keep their vectors in
@@ -35,27 +36,32 @@ class Compaction:
         exactly until a later compaction builds them (:meth:`deferred_graphs` lists the
         fields waiting). ``progress(step)`` is told each step as it starts (``"keyword
         postings"``, ``"vectors chunk"``, ``"graph chunk (100,000 vectors)"``, ``"graph
-        chunk: 5,000 rows changed"``, ...)."""
+        chunk: 5,000 rows changed"``, ...). Rows whose text waits to be packed are packed
+        after it, whether or not the files were due (:meth:`text_to_pack`)."""
         tell = progress or (lambda step: None)
 
         def vectors_and_graphs(seq: int) -> None:
             self._vectors_and_graphs(seq, tell, graphs=graphs, full_graphs=full_graphs)
 
         self._writable()
+        def begin() -> None:
+            sqlite_errors.begin_immediate(self._db, self.busy_timeout_s, self.path)
+
         with self._lock, self._sentences():
             self._vector_files_done, self._vector_bytes_moved, self._columns_to_empty = [], 0, []
             before = {f: self.get_meta(sqlite_vectors.record_key(f)) for f in VECTOR_FIELDS}
             spools = {f: sqlite_spool.recorded_file(self.get_meta(sqlite_spool.record_key(f))) for f in VECTOR_FIELDS}
             try:
-                done = self._keywords.compact(
-                    force=force, also=vectors_and_graphs, progress=tell,
-                    begin=lambda: sqlite_errors.begin_immediate(self._db, self.busy_timeout_s, self.path))
+                done = self._keywords.compact(force=force, also=vectors_and_graphs, progress=tell, begin=begin)
             finally:
                 self._remove_unrecorded(before)
                 self._remove_folded_spools(spools)
-            if done:
+            packed = 0
+            if text_repacking.waiting(self._db):
+                packed = text_repacking.repack(self._db, self.text_packing, begin, tell)
+            if done or packed:
                 try:
-                    sqlite_space.reclaim(self._db, moved=self._vector_bytes_moved)
+                    sqlite_space.reclaim(self._db, moved=self._vector_bytes_moved + packed)
                 except sqlite3.Error:      # (busy or full: the free pages serve later rows instead)
                     pass
         self._graphs_seq = -1
@@ -198,6 +204,12 @@ class Compaction:
             return True
         records = (self.get_meta(sqlite_vectors.record_key(f)) for f in VECTOR_FIELDS)
         return any(sqlite_vectors.recorded_encoding(json.loads(v)) != self.vector_encoding for v in records if v)
+
+    def text_to_pack(self) -> bool:
+        """Whether rows written before the store's text dictionaries (or a store an older
+        chaja wrote) wait for the compaction that packs them (:mod:`chaja.stores.text_repacking`)."""
+        with self._lock, self._sentences():
+            return text_repacking.waiting(self._db)
 
     @property
     def vector_encoding(self) -> str:

@@ -14,7 +14,8 @@ to pack (a write's rows in one call, on every core) and 2.5 µs to unpack; a sto
 
 A row is a ``str`` (written before the dictionaries, or too short to gain) or ``bytes``
 (a frame); a reader tells them apart by type, so a store written before packing, or
-partly packed, reads as it is and nothing is rewritten. Title and heading stay plain:
+partly packed, reads as it is (its plain rows are packed by its next compaction:
+:mod:`chaja.stores.text_repacking`). Title and heading stay plain:
 they are short. The dictionaries are written in the transaction that writes the first
 packed rows, and every write asks for them inside its own transaction, so no committed
 row is packed with a dictionary the store lacks; a frame names its dictionary, so a
@@ -36,6 +37,9 @@ from chaja.stores.base import StoreError
 META_KEY = "text_dictionaries"
 #: a store gets its dictionaries once it holds (or a write brings it to) this many chunks
 TRAIN_AT = 5_000
+#: meta key: the last rowid written before the dictionaries, which may hold plain text ("0": none;
+#: :mod:`chaja.stores.text_repacking` packs them)
+PLAIN_KEY = "text_dictionaries.plain_through"
 #: the rows a dictionary is trained on, at most
 SAMPLE = 2_000
 #: the size of each dictionary (64 KB: 112 KB gained nothing on the peers corpus)
@@ -107,7 +111,8 @@ class TextPacking:
         (:func:`training_sample`, ``records`` the chunk records being written) and written in
         the caller's transaction (``cur``). Asked in every write's transaction, so a write
         whose dictionaries were rolled back trains them again rather than packing rows with
-        dictionaries the store does not hold."""
+        dictionaries the store does not hold. The last row written before them is recorded
+        (:data:`PLAIN_KEY`), for :mod:`chaja.stores.text_repacking`."""
         if self._load(cur):
             return True
         if rows < TRAIN_AT:
@@ -121,6 +126,8 @@ class TextPacking:
         cur.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
                     (META_KEY, json.dumps({f: base64.b64encode(d.as_bytes()).decode("ascii")
                                            for f, d in trained.items()})))
+        last = cur.execute("SELECT max(rowid) FROM chunks").fetchone()[0] or 0
+        cur.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (PLAIN_KEY, str(last)))
         self._use(trained)
         self._raw = None          # not committed yet: the next read compares with meta
         return True
