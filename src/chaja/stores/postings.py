@@ -1,12 +1,13 @@
 """Postings segments: per-term lists of (row, term frequency per column), as arrays.
 
 A segment holds the keyword index of a set of chunk rows in compressed sparse rows by
-term: ``offsets[t]:offsets[t+1]`` slices ``rows`` (the segment's local row numbers) and
-``tf`` (frequency in title, heading and body) for term ``t``. Per local row it keeps the
-store's rowid, the row's length in tokens over all three columns, and a language code.
-Terms are ordered by a 64-bit hash of their UTF-8 bytes (BLAKE2b), so a term is found
-by binary search in a memory-mapped array with no dictionary to build when a store opens;
-the term's bytes are kept beside it and compared, so a hash collision cannot match.
+term: ``offsets[t]:offsets[t+1]`` slices ``rows`` (the segment's local row numbers) and ``tf``
+(frequency in title, heading and body, a byte a posting: :mod:`chaja.stores.tf_codes`) for term
+``t``. Per local row it keeps the store's rowid, the row's length in tokens over all three
+columns, and a language code. Terms are ordered by a 64-bit hash of their UTF-8 bytes
+(BLAKE2b), so a term is found by binary search in a memory-mapped array with no dictionary to
+build when a store opens; the term's bytes are kept beside it and compared, so a hash
+collision cannot match.
 
 Tokens are counted the way SQLite FTS5's ``ascii`` tokenizer counts them (split at
 every ASCII character that is not a letter or digit, ASCII letters folded to lower
@@ -27,12 +28,11 @@ from pathlib import Path
 import numpy as np
 
 from chaja.stores import array_file, postings_helper, postings_in_order
+from chaja.stores.tf_codes import CodedTf
 
-MAGIC = b"CHJKW\x00\x01\x00"
+MAGIC = b"CHJKW\x00\x02\x00"
 _ASCII_SEPARATOR = re.compile(r"[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]+")
 _ASCII_UPPER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
-COLUMNS = ("title", "heading", "body")
-
 
 # anything but a space that the ascii tokenizer splits at or folds
 _NOT_PLAIN = re.compile(r"[\x00-\x1f\x21-\x2f\x3a-\x40A-Z\x5b-\x60\x7b-\x7f]")
@@ -61,7 +61,7 @@ class Segment:
     term_offsets: np.ndarray    # int64 [T+1] into term_bytes
     offsets: np.ndarray         # int64 [T+1] into rows / tf
     rows: np.ndarray            # int32 [P] local row numbers
-    tf: np.ndarray              # uint16 [P, 3] title, heading, body frequencies
+    tf: CodedTf                 # [P, 3] title, heading, body frequencies, a byte each (chaja.stores.tf_codes)
     rowids: np.ndarray          # int64 [R] ascending
     lengths: np.ndarray         # int32 [R] tokens over all columns
     langs: np.ndarray           # uint8 [R] index into lang_names
@@ -133,7 +133,7 @@ def _segment(terms: list[str], hashes: np.ndarray, counts: np.ndarray, post_row:
         term_bytes=np.frombuffer(b"".join(encoded), dtype=np.uint8).copy(),
         term_offsets=np.concatenate([[0], np.cumsum(lens)]).astype(np.int64),
         offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
-        rows=post_row.astype(np.int32), tf=post_tf.astype(np.uint16).reshape(-1, 3),
+        rows=post_row.astype(np.int32), tf=CodedTf.encode(np.asarray(post_tf).reshape(-1, 3)),
         rowids=rowids.astype(np.int64), lengths=lengths.astype(np.int32),
         langs=langs.astype(np.uint8), lang_names=list(lang_names),
     )
@@ -292,7 +292,7 @@ def merge(parts: list[tuple[Segment, np.ndarray]]) -> Segment:
     return Segment(
         hashes=hashes.astype(np.uint64), term_bytes=term_bytes.astype(np.uint8),
         term_offsets=term_offsets, offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
-        rows=rows_[by].astype(np.int32), tf=np.concatenate(post_tf).reshape(-1, 3)[by].astype(np.uint16),
+        rows=rows_[by].astype(np.int32), tf=CodedTf.encode(np.concatenate(post_tf).reshape(-1, 3)[by]),
         rowids=all_rowids[order], lengths=np.concatenate(lengths)[order].astype(np.int32),
         langs=np.concatenate(langs)[order].astype(np.uint8), lang_names=lang_names,
     )
@@ -379,19 +379,22 @@ def _merge_by_term(parts: list[tuple[Segment, np.ndarray]]) -> Segment:
                      cat(lengths, np.int64)[order], cat(langs, np.int64)[order], list(lang_names))
 
 
-_ARRAYS = ("hashes", "term_bytes", "term_offsets", "offsets", "rows", "tf", "rowids", "lengths", "langs")
+_ARRAYS = ("hashes", "term_bytes", "term_offsets", "offsets", "rows", "rowids", "lengths", "langs")
+#: the file's arrays of the coded frequencies (chaja.stores.tf_codes)
+_TF_ARRAYS = {"tf_codes": "codes", "tf_spill_at": "spill_at", "tf_spill": "spill"}
 
 
 def save(seg: Segment, path: Path, header: dict) -> None:
     """Write ``seg`` to ``path`` atomically (:mod:`chaja.stores.array_file`)."""
-    array_file.save(path, MAGIC, {name: getattr(seg, name) for name in _ARRAYS},
-                    {"lang_names": seg.lang_names, **header})
+    arrays = {name: getattr(seg, name) for name in _ARRAYS}
+    arrays.update({name: getattr(seg.tf, attr) for name, attr in _TF_ARRAYS.items()})
+    array_file.save(path, MAGIC, arrays, {"lang_names": seg.lang_names, **header})
 
 
 def load(path: Path) -> Segment:
     """Map a saved segment (read-only); ``ValueError`` if the file is not one."""
     arrays, meta = array_file.load(path, MAGIC)
-    if set(arrays) != set(_ARRAYS):
+    if set(arrays) != set(_ARRAYS) | set(_TF_ARRAYS):
         raise ValueError(f"{path} is not a complete keyword segment")
-    lang_names = meta.pop("lang_names", [])
-    return Segment(**arrays, lang_names=lang_names, header=meta)
+    tf = CodedTf(*(arrays.pop(name) for name in _TF_ARRAYS))      # (before the rest is unpacked)
+    return Segment(tf=tf, lang_names=meta.pop("lang_names", []), header=meta, **arrays)

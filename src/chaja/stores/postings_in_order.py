@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from chaja.stores.tf_codes import CodedTf, placed
+
 
 def rowid_order(parts: list[tuple]) -> list[int] | None:
     """The places of the parts that hold live rows, ordered by their first live rowid,
@@ -47,7 +49,7 @@ def _live_per_term(seg, alive: np.ndarray) -> tuple[np.ndarray, np.ndarray | Non
 
 
 def merged_postings(parts: list[tuple], order: list[int], rank: np.ndarray, n_terms: int,
-                    lang_maps: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                    lang_maps: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, CodedTf, np.ndarray, np.ndarray,
                                                           np.ndarray]:
     """(offsets, rows, tf, rowids, lengths, languages) of the merge of ``parts`` taken in
     ``order`` (:func:`rowid_order`): ``rank`` holds each part's terms' places among the
@@ -60,7 +62,7 @@ def merged_postings(parts: list[tuple], order: list[int], rank: np.ndarray, n_te
         counts[ranks[i]] += _live_per_term(*parts[i])[0]
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     out_rows = np.empty(int(offsets[-1]), np.int32)
-    out_tf = np.empty((int(offsets[-1]), 3), np.uint16)
+    coded = []
     cursor = offsets[:-1].copy()                     # where each term's next posting goes
     rowids, lengths, langs = [], [], []
     base = 0
@@ -70,18 +72,19 @@ def merged_postings(parts: list[tuple], order: list[int], rank: np.ndarray, n_te
         live = np.flatnonzero(alive)
         local = np.full(seg.n_rows, -1, np.int64)
         local[live] = np.arange(live.size) + base
-        rows, tf = local[np.asarray(seg.rows)], np.asarray(seg.tf)
+        rows = local[np.asarray(seg.rows)]
         if keep is not None:
-            rows, tf = rows[keep], tf[keep]
+            rows = rows[keep]
         term_of = np.repeat(ranks[i], per_term)
         within = np.arange(term_of.size) - np.repeat(np.cumsum(per_term) - per_term, per_term)
         place = cursor[term_of] + within
         out_rows[place] = rows
-        out_tf[place] = tf
+        coded.append((seg.tf, keep, place))
         cursor[ranks[i]] += per_term
         rowids.append(np.asarray(seg.rowids)[live])
         lengths.append(np.asarray(seg.lengths)[live])
         langs.append(lang_maps[i][np.asarray(seg.langs)[live]] if lang_maps[i].size else np.asarray(seg.langs)[live])
         base += live.size
     cat = (lambda xs, dtype: np.concatenate(xs).astype(dtype) if xs else np.zeros(0, dtype))
-    return offsets, out_rows, out_tf, cat(rowids, np.int64), cat(lengths, np.int32), cat(langs, np.uint8)
+    return (offsets, out_rows, placed(coded, int(offsets[-1])), cat(rowids, np.int64), cat(lengths, np.int32),
+            cat(langs, np.uint8))

@@ -1,0 +1,120 @@
+"""What one-byte term frequencies cost and save the keyword lists (chaja.stores.tf_codes).
+
+    python benchmarks/bench_peers.py --size 100000 --systems chaja   # builds runs/peers/100000/chaja
+    python benchmarks/bench_tf_codes.py --sizes 100000 1000000 [--rounds 5]
+
+For each store bench_peers builds, its keyword file is read once and held two ways in one
+process: as written (each posting's frequencies one code, mapped from the file) and with the
+frequencies decoded into the ``uint16 [postings, 3]`` array the file kept before. The 200
+peer questions' keyword lists (their terms, the 60 best rows, title and heading weights as a
+search gives them) run on both, alternating per question, ``--rounds`` times: per question the
+median of each, their ratio and whether the two lists are the same (rows, scores to the last
+bit, order). Also the file's bytes in both forms (the old one as the 16-bit arrays would take
+them). Results: ``benchmarks/results/tf-codes.json`` and ``.md``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from machine import describe, write_results  # noqa: E402
+
+REPO = HERE.parent
+N = 60
+WEIGHTS = {"title_weight": 2.0, "heading_weight": 1.5}
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def measure(path: Path, queries: list[dict], rounds: int) -> dict:
+    from dataclasses import replace
+
+    from chaja.stores import postings
+    from chaja.stores.bm25_segments import SegmentedBM25
+
+    coded_seg = postings.load(path)
+    tf = coded_seg.tf
+    plain_seg = replace(coded_seg, tf=np.asarray(tf), _slots={}, scratch=[])
+    coded, plain = SegmentedBM25.of(coded_seg), SegmentedBM25.of(plain_seg)
+    tokens = [SegmentedBM25.query_tokens(q["terms"]) for q in queries]
+    tokens = [t for t in tokens if t]
+    for t in tokens:                                   # warm-up: pages in, slots found
+        coded.search(t, N, **WEIGHTS), plain.search(t, N, **WEIGHTS)
+    times = {"coded": [[] for _ in tokens], "plain": [[] for _ in tokens]}
+    same = 0
+    for r in range(rounds):
+        for i, t in enumerate(tokens):
+            order = (("coded", coded), ("plain", plain)) if (i + r) % 2 == 0 else (("plain", plain), ("coded", coded))
+            got = {}
+            for name, bm25 in order:
+                t0 = time.perf_counter()
+                got[name] = bm25.search(t, N, **WEIGHTS)
+                times[name][i].append(time.perf_counter() - t0)
+            same += got["coded"] == got["plain"]
+    coded_ms = [1000 * statistics.median(x) for x in times["coded"]]
+    plain_ms = [1000 * statistics.median(x) for x in times["plain"]]
+    postings_n = int(coded_seg.rows.shape[0])
+    return {
+        "chunks": coded_seg.n_rows, "postings": postings_n, "spilled_postings": int(len(tf.spill_at)),
+        "file_mb": path.stat().st_size / 1e6,
+        "file_mb_with_16_bit_frequencies": (path.stat().st_size - tf.codes.nbytes - tf.spill_at.nbytes
+                                            - tf.spill.nbytes + postings_n * 6) / 1e6,
+        "questions": len(tokens), "rounds": rounds, "same_lists": same / (rounds * len(tokens)),
+        "coded_p50_ms": statistics.median(coded_ms), "coded_p95_ms": pct(coded_ms, 0.95),
+        "plain_p50_ms": statistics.median(plain_ms), "plain_p95_ms": pct(plain_ms, 0.95),
+        "ratio_median": statistics.median(c / p for c, p in zip(coded_ms, plain_ms)),
+    }
+
+
+def render(report: dict) -> str:
+    m = report["machine"]
+    lines = ["# One-byte term frequencies: the keyword file and the keyword lists", "",
+             f"Machine: {m['cpu']}, {m['cores']} cores, load {m['load_average']}. Per store: its keyword file held "
+             "as written (one code a posting) and decoded into the 16-bit array it kept before, in one process; "
+             f"the peer questions' keyword lists ({N} rows, title 2.0, heading 1.5) alternating per question, "
+             f"{report['rounds']} rounds, ms per list (median over questions of each one's median).", "",
+             "| chunks | postings (spilled) | file MB: 16-bit → coded | p50 / p95 ms: 16-bit | p50 / p95 ms: coded "
+             "| paired ratio, median | same lists |", "|---|---|---|---|---|---|---|"]
+    for size, r in report["sizes"].items():
+        lines.append(f"| {int(size):,} | {r['postings']:,} ({r['spilled_postings']:,}) | "
+                     f"{r['file_mb_with_16_bit_frequencies']:,.1f} → {r['file_mb']:,.1f} | "
+                     f"{r['plain_p50_ms']:.2f} / {r['plain_p95_ms']:.2f} | {r['coded_p50_ms']:.2f} / "
+                     f"{r['coded_p95_ms']:.2f} | {r['ratio_median']:.3f} | {r['same_lists']:.3f} |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sizes", nargs="+", type=int, default=[100_000])
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--work", type=Path, default=REPO / "runs" / "peers")
+    ap.add_argument("--queries", type=Path, default=REPO / "runs" / "peers" / "queries-200.json")
+    ap.add_argument("--out", default="tf-codes")
+    args = ap.parse_args()
+    queries = json.loads(args.queries.read_text())
+    report = {"machine": describe(), "rounds": args.rounds, "sizes": {}}
+    for size in args.sizes:
+        path = args.work / str(size) / "chaja" / "peers.chaja-keywords"
+        if not path.exists():
+            print(f"no keyword file at {path}: build the store with bench_peers.py --size {size} first",
+                  file=sys.stderr)
+            return 2
+        report["sizes"][str(size)] = measure(path, queries, args.rounds)
+        print(json.dumps(report["sizes"][str(size)]), flush=True)
+    write_results(args.out, report, render(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
