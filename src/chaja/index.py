@@ -154,7 +154,7 @@ class Index:
         compact = getattr(self.store, "compact", None)
         moving = self.vectors_to_move()
         if compact is not None and (report.added or report.changed or report.removed or moving
-                                    or self.text_to_pack()):
+                                    or self.upkeep_waiting()):
             compact(progress=stage, graphs=not defer_graphs, **({"force": True} if moving else {}))
         self._searcher = None
         return report
@@ -171,6 +171,12 @@ class Index:
         waiting = getattr(self.store, "text_to_pack", None)
         return waiting is not None and waiting()
 
+    def upkeep_waiting(self) -> bool:
+        """Whether the store's next compaction has work of its own, new rows or not: vectors
+        to move, text to pack, or a keyword file to write again (missing, or an older format)."""
+        keywords = getattr(self.store, "keywords_to_write", None)
+        return self.vectors_to_move() or self.text_to_pack() or (keywords is not None and keywords())
+
     def deferred_graphs(self) -> list[str]:
         """The vector fields searched exactly for want of a graph (SQLite store; see
         :meth:`SqliteStore.deferred_graphs`), empty where there is nothing to build."""
@@ -179,11 +185,10 @@ class Index:
 
     def build_graphs(self, progress: Callable[[str], None] | None = None) -> list[str]:
         """Build the vector graphs a bulk load deferred (:meth:`add_documents` with
-        ``defer_graphs``), with the compaction they belong to (which also moves vectors an
-        older store keeps in its rows and packs text that waits: :meth:`text_to_pack`); the
-        fields built."""
+        ``defer_graphs``), with the compaction they belong to (which also does the upkeep
+        that waits: :meth:`upkeep_waiting`); the fields built."""
         fields = self.deferred_graphs()
-        if fields or self.vectors_to_move() or self.text_to_pack():
+        if fields or self.upkeep_waiting():
             self.store.compact(force=True, progress=progress)
             self._searcher = None
         return fields

@@ -98,6 +98,31 @@ def test_a_file_that_cannot_be_trusted_is_rebuilt_from_the_stored_terms(stores, 
         assert_same_as_fts5(fresh, ref)
 
 
+def test_a_keyword_file_of_an_older_format_is_written_again_by_the_next_compaction(stores):
+    """A file the store cannot map (here: the format before one-byte frequencies) is built from
+    the rows in memory, said to be waiting, and written by the next compaction, due or not."""
+    from chaja.stores import array_file
+
+    path, writer, _, ref = stores
+    rng = random.Random(9)
+    writer.put_documents([make(f"d{i}", rng) for i in range(30)])
+    writer.compact(force=True)
+    side = path.with_name("s.chaja-keywords")
+    arrays, meta = array_file.load(side, postings.MAGIC)
+    arrays["tf"] = np.asarray(postings.load(side).tf)
+    for name in ("tf_codes", "tf_spill_at", "tf_spill"):
+        del arrays[name]
+    array_file.save(side, b"CHJKW\x00\x01\x00", arrays, meta)
+    with SqliteStore(path) as fresh:
+        assert fresh.keywords_to_write()
+        assert_same_as_fts5(fresh, ref)
+        assert fresh.compact()                         # not forced: the file is due
+        assert not fresh.keywords_to_write()
+        assert_same_as_fts5(fresh, ref)
+    with SqliteStore(path) as again:
+        assert not again.keywords_to_write() and again._keywords.base_seq is not None
+
+
 def test_a_term_of_several_tokens_is_matched_as_its_words(stores):
     _, writer, _, ref = stores
     rng = random.Random(2)

@@ -66,6 +66,7 @@ def cmd_optimize(args: argparse.Namespace) -> int:
                 return 2
             encode(args.vectors)
         moving, packing, size = idx.vectors_to_move(), idx.text_to_pack(), _on_disk(args.store)
+        stale_keywords = getattr(idx.store, "keywords_to_write", lambda: False)()
         built = idx.build_graphs(progress=tell)
         left = idx.deferred_graphs()
         reclaim = getattr(idx.store, "reclaim_space", None)
@@ -79,6 +80,8 @@ def cmd_optimize(args: argparse.Namespace) -> int:
         print(f"chunk text packed with the store's own dictionaries: {size / 1e6:,.1f} MB -> {now / 1e6:,.1f} MB")
     elif freed:
         print(f"gave back {freed / 1e6:,.1f} MB of free pages: {size / 1e6:,.1f} MB -> {now / 1e6:,.1f} MB")
+    if stale_keywords:
+        print("keyword file written again (it was missing or of an older format)")
     if built:
         print(f"vector graphs built: {', '.join(built)} ({time.perf_counter() - started:.1f} s)")
     else:

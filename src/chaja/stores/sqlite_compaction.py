@@ -205,6 +205,13 @@ class Compaction:
         records = (self.get_meta(sqlite_vectors.record_key(f)) for f in VECTOR_FIELDS)
         return any(sqlite_vectors.recorded_encoding(json.loads(v)) != self.vector_encoding for v in records if v)
 
+    def keywords_to_write(self) -> bool:
+        """Whether the keyword file is missing or one this store cannot map (damaged, or of an
+        older format), so that each process builds the postings from the rows until the next
+        compaction writes it."""
+        with self._lock, self._sentences():
+            return self._keywords.file_unusable()
+
     def text_to_pack(self) -> bool:
         """Whether rows written before the store's text dictionaries (or a store an older
         chaja wrote) wait for the compaction that packs them (:mod:`chaja.stores.text_repacking`)."""

@@ -132,6 +132,12 @@ class SqliteKeywordIndex:
                 self.db.execute("COMMIT")
         return self.bm25
 
+    def file_unusable(self) -> bool:
+        """Whether the postings are held in memory for want of a file this store can map
+        (missing, damaged, of another store or another format): the next compaction writes it."""
+        self.refresh()
+        return self.base_seq is None
+
     def pending_rows(self) -> int:
         return 0 if self.bm25 is None else sum(s.n_rows for s in self.bm25.segments[1:])
 
@@ -148,9 +154,10 @@ class SqliteKeywordIndex:
             self._refresh_in_transaction()
             bm25 = self.bm25
             pending = self.pending_rows()
-            stale = bm25.n_rows != self.base_rows or len(bm25.segments) > 1 or not self.path.exists()
+            unusable = not self.path.exists() or self.base_seq is None    # (missing, damaged or older)
+            stale = bm25.n_rows != self.base_rows or len(bm25.segments) > 1 or unusable
             threshold = max(COMPACT_MIN_ROWS, COMPACT_SHARE * bm25.n_rows)
-            if not (force or (stale and (pending >= threshold or not self.path.exists()))):
+            if not (force or (stale and (pending >= threshold or unusable))):
                 self.db.execute("COMMIT")
                 return False
             if progress is not None:
