@@ -153,8 +153,7 @@ class Index:
         self._record_statistics(changed=bool(report.added or report.changed or report.removed), stage=stage)
         compact = getattr(self.store, "compact", None)
         moving = self.vectors_to_move()
-        if compact is not None and (report.added or report.changed or report.removed or moving
-                                    or self.upkeep_waiting()):
+        if compact is not None and (report.added or report.changed or report.removed or self.upkeep_waiting()):
             compact(progress=stage, graphs=not defer_graphs, **({"force": True} if moving else {}))
         self._searcher = None
         return report

@@ -11,8 +11,8 @@ from chaja.cli.output import STATS_SCHEMA, delete_each, print_stats
 
 
 def add_optimize_command(sub) -> None:
-    p = sub.add_parser("optimize", help="build the vector graphs that index --defer-graphs left for later, and bring"
-                                               " an older store's files and text to today's form")
+    p = sub.add_parser("optimize", help="build the vector graphs that index --defer-graphs left for later,"
+                                        " and bring an older store's files and text to today's form")
     add_common_options(p)
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument("--vectors", choices=("int8", "float32"),

@@ -44,6 +44,7 @@ class Compaction:
             self._vectors_and_graphs(seq, tell, graphs=graphs, full_graphs=full_graphs)
 
         self._writable()
+
         def begin() -> None:
             sqlite_errors.begin_immediate(self._db, self.busy_timeout_s, self.path)
 
