@@ -315,7 +315,21 @@ class Index:
         if deferred:
             notes.append(f"vector graphs deferred: {', '.join(deferred)}; searches read those vectors exactly "
                          "until check --repair or chaja optimize builds them")
-        return faults, notes
+        return faults, notes + self._upkeep_notes()
+
+    def _upkeep_notes(self) -> list[str]:
+        """What the next compaction would bring to today's form (:meth:`upkeep_waiting`)."""
+        notes = []
+        if self.vectors_to_move():
+            notes.append("vectors: kept in an older form; chaja optimize (or the next chaja index) writes their files")
+        if self.text_to_pack():
+            notes.append("text: chunks written before the store's text dictionaries are kept plain; chaja optimize "
+                         "(or the next chaja index) packs them")
+        keywords = getattr(self.store, "keywords_to_write", None)
+        if keywords is not None and keywords():
+            notes.append("keyword file: missing or of an older format, so each process builds the postings from "
+                         "the rows; chaja optimize (or the next chaja index) writes it")
+        return notes
 
     def check(self) -> list[str]:
         """The faults of :meth:`inspect`; empty: whole."""
