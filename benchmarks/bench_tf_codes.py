@@ -50,7 +50,8 @@ def measure(path: Path, queries: list[dict], rounds: int) -> dict:
     tokens = [SegmentedBM25.query_tokens(q["terms"]) for q in queries]
     tokens = [t for t in tokens if t]
     for t in tokens:                                   # warm-up: pages in, slots found
-        coded.search(t, N, **WEIGHTS), plain.search(t, N, **WEIGHTS)
+        for bm25 in (coded, plain):
+            bm25.search(t, N, **WEIGHTS)
     times = {"coded": [[] for _ in tokens], "plain": [[] for _ in tokens]}
     same = 0
     for r in range(rounds):

@@ -40,6 +40,14 @@ from chaja.stores import Store, StoreError, open_store
 _INDEX_KEYS = ("analyzer", "chunk_chars", "heading_vectors", "aligned_vectors")
 
 
+#: :meth:`Index.pending_upkeep`'s work, as ``chaja check`` notes it
+_UPKEEP_NOTES = {
+    "vectors": "vectors: kept in an older form, waiting to be written into their files",
+    "text": "text: chunks written before the store's text dictionaries are kept plain, waiting to be packed",
+    "keywords": "keyword file: missing or of an older format, so each process builds the postings from the rows",
+}
+
+
 class Index:
     #: an index batch runs e5 and the aligned encoder side by side (the hub's writer, which
     #: must leave the other cores to searches, turns it off)
@@ -153,7 +161,7 @@ class Index:
         self._record_statistics(changed=bool(report.added or report.changed or report.removed), stage=stage)
         compact = getattr(self.store, "compact", None)
         moving = self.vectors_to_move()
-        if compact is not None and (report.added or report.changed or report.removed or self.upkeep_waiting()):
+        if compact is not None and (report.added or report.changed or report.removed or self.pending_upkeep()):
             compact(progress=stage, graphs=not defer_graphs, **({"force": True} if moving else {}))
         self._searcher = None
         return report
@@ -170,11 +178,14 @@ class Index:
         waiting = getattr(self.store, "text_to_pack", None)
         return waiting is not None and waiting()
 
-    def upkeep_waiting(self) -> bool:
-        """Whether the store's next compaction has work of its own, new rows or not: vectors
-        to move, text to pack, or a keyword file to write again (missing, or an older format)."""
+    def pending_upkeep(self) -> list[str]:
+        """The work the store's next compaction has of its own, new rows or not (SQLite store):
+        ``"vectors"`` to move into today's files, ``"text"`` to pack, ``"keywords"``: a keyword
+        file to write again (missing, or an older format)."""
         keywords = getattr(self.store, "keywords_to_write", None)
-        return self.vectors_to_move() or self.text_to_pack() or (keywords is not None and keywords())
+        checks = (("vectors", self.vectors_to_move), ("text", self.text_to_pack),
+                  ("keywords", keywords or (lambda: False)))
+        return [name for name, waiting in checks if waiting()]
 
     def deferred_graphs(self) -> list[str]:
         """The vector fields searched exactly for want of a graph (SQLite store; see
@@ -185,9 +196,9 @@ class Index:
     def build_graphs(self, progress: Callable[[str], None] | None = None) -> list[str]:
         """Build the vector graphs a bulk load deferred (:meth:`add_documents` with
         ``defer_graphs``), with the compaction they belong to (which also does the upkeep
-        that waits: :meth:`upkeep_waiting`); the fields built."""
+        that waits: :meth:`pending_upkeep`); the fields built."""
         fields = self.deferred_graphs()
-        if fields or self.upkeep_waiting():
+        if fields or self.pending_upkeep():
             self.store.compact(force=True, progress=progress)
             self._searcher = None
         return fields
@@ -318,18 +329,9 @@ class Index:
         return faults, notes + self._upkeep_notes()
 
     def _upkeep_notes(self) -> list[str]:
-        """What the next compaction would bring to today's form (:meth:`upkeep_waiting`)."""
-        notes = []
-        if self.vectors_to_move():
-            notes.append("vectors: kept in an older form; chaja optimize (or the next chaja index) writes their files")
-        if self.text_to_pack():
-            notes.append("text: chunks written before the store's text dictionaries are kept plain; chaja optimize "
-                         "(or the next chaja index) packs them")
-        keywords = getattr(self.store, "keywords_to_write", None)
-        if keywords is not None and keywords():
-            notes.append("keyword file: missing or of an older format, so each process builds the postings from "
-                         "the rows; chaja optimize (or the next chaja index) writes it")
-        return notes
+        """What the next compaction would bring to today's form (:meth:`pending_upkeep`)."""
+        return [f"{_UPKEEP_NOTES[name]}; chaja optimize (or the next chaja index) does it"
+                for name in self.pending_upkeep()]
 
     def check(self) -> list[str]:
         """The faults of :meth:`inspect`; empty: whole."""

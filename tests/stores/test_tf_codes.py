@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from chaja.stores import postings
+from chaja.stores import postings, tf_codes
 from chaja.stores.bm25_segments import SegmentedBM25
 from chaja.stores.tf_codes import SPILL, CodedTf, placed
 
@@ -46,6 +46,7 @@ def test_weighted_frequencies_equal_the_columns_summed_bit_for_bit():
     f += want[:, 1] * weights[1]
     f += want[:, 2] * weights[2]
     assert np.array_equal(coded.weighted(weights), f)
+    assert np.array_equal(tf_codes.weighted(want, weights), f) and np.array_equal(tf_codes.weighted(coded, weights), f)
     assert np.array_equal(coded[7_000:9_000].weighted(weights), f[7_000:9_000])
 
 

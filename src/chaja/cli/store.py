@@ -65,8 +65,8 @@ def cmd_optimize(args: argparse.Namespace) -> int:
                       file=sys.stderr)
                 return 2
             encode(args.vectors)
-        moving, packing, size = idx.vectors_to_move(), idx.text_to_pack(), _on_disk(args.store)
-        stale_keywords = getattr(idx.store, "keywords_to_write", lambda: False)()
+        pending, size = idx.pending_upkeep(), _on_disk(args.store)
+        moving, packing, stale_keywords = ("vectors" in pending), ("text" in pending), ("keywords" in pending)
         built = idx.build_graphs(progress=tell)
         left = idx.deferred_graphs()
         reclaim = getattr(idx.store, "reclaim_space", None)

@@ -24,6 +24,7 @@ import numpy as np
 
 from chaja.stores.bm25_sums import LentTotals
 from chaja.stores.sorted_keys import positions
+from chaja.stores import tf_codes
 from chaja.stores.tf_codes import CodedTf
 
 if TYPE_CHECKING:
@@ -58,12 +59,7 @@ class Term:
     def scores(self, tf: np.ndarray | CodedTf, weights: np.ndarray, norms: np.ndarray) -> np.ndarray:
         """BM25 weight of the term on postings with frequencies ``tf`` and rows' length terms
         ``norms``: ``IDF · f·(k1 + 1) / (f + norm)``, f = Σ_columns w_c · tf_c."""
-        if isinstance(tf, CodedTf):
-            f = tf.weighted(weights)  # (a table of the codes' f, summed as below)
-        else:
-            f = tf[:, 0] * weights[0]     # column by column, as FTS5 sums them (no BLAS call: a
-            f += tf[:, 1] * weights[1]    # search runs this beside its graph walks, and BLAS's
-            f += tf[:, 2] * weights[2]    # threads would compete with them for the cores)
+        f = tf_codes.weighted(tf, weights)      # column by column, as FTS5 sums them
         return self.idf * ((f * (K1 + 1.0)) / (f + norms))
 
 

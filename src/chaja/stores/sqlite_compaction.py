@@ -59,7 +59,7 @@ class Compaction:
                 self._remove_folded_spools(spools)
             packed = 0
             if text_repacking.waiting(self._db):
-                packed = text_repacking.repack(self._db, self.text_packing, begin, tell)
+                packed = text_repacking.repack(self._db, self.text_packing, self._transaction, tell)
             if done or packed:
                 try:
                     sqlite_space.reclaim(self._db, moved=self._vector_bytes_moved + packed)

@@ -118,21 +118,27 @@ class SqliteConnection:
 
     @contextmanager
     def _writing(self) -> Iterator[sqlite3.Cursor]:
-        """One write transaction under this object's lock: committed when the block
-        ends, rolled back (and the error raised) when it fails. It waits for another
-        process's write lock up to ``busy_timeout_s``."""
+        """One write transaction under this object's lock (:meth:`_transaction`)."""
         with self._lock:
             self._writable()
+            with self._transaction() as cur:
+                yield cur
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Cursor]:
+        """One write transaction, for a caller that holds this object's lock: committed when
+        the block ends, rolled back (and the error raised) when it fails. It waits for another
+        process's write lock up to ``busy_timeout_s``."""
+        with self._sentences():
+            sqlite_errors.begin_immediate(self._db, self.busy_timeout_s, self.path)
+        cur = self._db.cursor()
+        try:
             with self._sentences():
-                sqlite_errors.begin_immediate(self._db, self.busy_timeout_s, self.path)
-            cur = self._db.cursor()
-            try:
-                with self._sentences():
-                    yield cur
-                    cur.execute("COMMIT")
-            except BaseException as exc:
-                sqlite_errors.rollback(self._db, exc)
-                raise
+                yield cur
+                cur.execute("COMMIT")
+        except BaseException as exc:
+            sqlite_errors.rollback(self._db, exc)
+            raise
 
     @property
     def text_packing(self) -> TextPacking:

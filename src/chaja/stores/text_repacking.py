@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 
-from chaja.stores import sqlite_errors
 from chaja.stores.text_packing import META_KEY, PLAIN_KEY, TRAIN_AT, TextPacking
 
 #: rowids read, packed and written back in one transaction
@@ -44,19 +44,24 @@ def waiting(db: sqlite3.Connection) -> bool:
     return db.execute("SELECT count(*) FROM chunks").fetchone()[0] >= TRAIN_AT
 
 
-def repack(db: sqlite3.Connection, packing: TextPacking, begin: Callable[[], None],
+def repack(db: sqlite3.Connection, packing: TextPacking,
+           transaction: Callable[[], AbstractContextManager[sqlite3.Cursor]],
            progress: Callable[[str], None] | None = None) -> int:
-    """Pack the store's plain rows (see the module) under the caller's write lock; ``begin``
-    opens each write transaction. The bytes the packed values saved."""
-    through = _in_transaction(db, begin, lambda: _ready(db, packing))
+    """Pack the store's plain rows (see the module) under the caller's write lock;
+    ``transaction()`` is the store's write transaction (committed when its block ends, rolled
+    back when it fails). The bytes the packed values saved."""
+    with transaction():
+        through = _ready(db, packing)
     if through is None:
         return 0
     if progress is not None and through:
         progress(f"packing the text of rows written before the store's dictionaries ({through:,} rowids)")
     saved = 0
     for lo in range(0, through, BATCH):
-        saved += _in_transaction(db, begin, lambda lo=lo: _pack_window(db, packing, lo, min(lo + BATCH, through)))
-    _in_transaction(db, begin, lambda: db.execute("INSERT OR REPLACE INTO meta VALUES (?, '0')", (PLAIN_KEY,)))
+        with transaction():
+            saved += _pack_window(db, packing, lo, min(lo + BATCH, through))
+    with transaction() as cur:
+        cur.execute("INSERT OR REPLACE INTO meta VALUES (?, '0')", (PLAIN_KEY,))
     return saved
 
 
@@ -78,23 +83,8 @@ def _pack_window(db: sqlite3.Connection, packing: TextPacking, lo: int, hi: int)
     for table, column, dictionary in COLUMNS:
         rows = db.execute(f"SELECT rowid, {column} FROM {table} WHERE rowid > ? AND rowid <= ?"
                           f" AND typeof({column}) = 'text'", (lo, hi)).fetchall()
-        if not rows:
-            continue
         packed = packing.pack_many([value for _, value in rows], dictionary)
-        changed = [(new, rowid) for (rowid, old), new in zip(rows, packed) if isinstance(new, bytes)]
-        saved += sum(len(old.encode("utf-8")) for (_, old), new in zip(rows, packed) if isinstance(new, bytes))
-        saved -= sum(len(new) for new, _ in changed)
-        db.executemany(f"UPDATE {table} SET {column} = ? WHERE rowid = ?", changed)
+        changed = [(new, rowid, old) for (rowid, old), new in zip(rows, packed) if isinstance(new, bytes)]
+        saved += sum(len(old.encode("utf-8")) - len(new) for new, _, old in changed)
+        db.executemany(f"UPDATE {table} SET {column} = ? WHERE rowid = ?", [(new, rowid) for new, rowid, _ in changed])
     return saved
-
-
-def _in_transaction(db: sqlite3.Connection, begin: Callable[[], None], work: Callable):
-    """``work()`` in one write transaction: committed, or rolled back and raised."""
-    begin()
-    try:
-        out = work()
-        db.execute("COMMIT")
-    except BaseException as exc:
-        sqlite_errors.rollback(db, exc)
-        raise
-    return out

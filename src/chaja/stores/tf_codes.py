@@ -82,13 +82,15 @@ class CodedTf:
     def decoded(self, key=slice(None)) -> np.ndarray:
         """The ``uint16 [k, 3]`` frequencies of the postings ``key`` picks (a slice, an index
         array or a mask)."""
-        if isinstance(key, slice):
-            picked = np.arange(len(self))[key]
+        if isinstance(key, slice) and key.step in (None, 1):      # a run of postings: no index array
+            view = self[key]
+            out = TABLE[view.codes]
+            where, rows = view._spills()
         else:
-            key = np.asarray(key)
+            key = np.asarray(key) if not isinstance(key, slice) else np.arange(len(self))[key]
             picked = np.flatnonzero(key) if key.dtype == bool else key.astype(np.int64)
-        out = TABLE[self.codes[picked]]
-        where, rows = self._spills(picked)
+            out = TABLE[self.codes[picked]]
+            where, rows = self._spills(picked)
         out[where] = rows
         return out
 
@@ -110,6 +112,17 @@ class CodedTf:
             spilled += rows[:, 2] * weights[2]
             f[where] = spilled
         return f
+
+
+def weighted(tf: "CodedTf | np.ndarray", weights: np.ndarray) -> np.ndarray:
+    """BM25's ``f = Σ_c w_c · tf_c`` of postings' frequencies, coded (:meth:`CodedTf.weighted`)
+    or a decoded ``[n, 3]`` array, summed column by column in both."""
+    if isinstance(tf, CodedTf):
+        return tf.weighted(weights)
+    f = tf[:, 0] * weights[0]     # (no BLAS call: a search runs this beside its graph walks,
+    f += tf[:, 1] * weights[1]    # and BLAS's threads would compete with them for the cores)
+    f += tf[:, 2] * weights[2]
+    return f
 
 
 _tables: dict[bytes, np.ndarray] = {}
