@@ -109,8 +109,11 @@ def test_optimize_packs_an_older_stores_text_and_says_so(tmp_path, build, monkey
     plain_store(path, build, monkeypatch)
     main(["check", "--store", str(path)])      # (a fault too: the store records no statistics)
     assert "note: text: chunks written before the store's text dictionaries" in capsys.readouterr().out
+    plain_bytes, size = sum(len(t.encode()) for t in stored(path, "chunks", "text")), path.stat().st_size
     assert main(["optimize", "--store", str(path), "--quiet"]) == 0
     assert "chunk text packed with the store's own dictionaries:" in capsys.readouterr().out
+    saved = plain_bytes - sum(map(len, stored(path, "chunks", "text")))
+    assert size - path.stat().st_size >= 0.8 * saved > 0          # the file rewritten: the pages given back
     main(["check", "--store", str(path)])
     assert "note: text:" not in capsys.readouterr().out
     with sqlite3.connect(path) as db:

@@ -62,7 +62,9 @@ class Compaction:
                 packed = text_repacking.repack(self._db, self.text_packing, self._transaction, tell)
             if done or packed:
                 try:
-                    sqlite_space.reclaim(self._db, moved=self._vector_bytes_moved + packed)
+                    # a forced compaction (chaja optimize) that packed text rewrites the file for it
+                    sqlite_space.reclaim(self._db, moved=self._vector_bytes_moved + packed,
+                                         rewrite=force and packed > 0)
                 except sqlite3.Error:      # (busy or full: the free pages serve later rows instead)
                     pass
         self._graphs_seq = -1
