@@ -100,3 +100,22 @@ def test_a_bounded_scan_answers_as_the_full_scan(monkeypatch):
         np.testing.assert_allclose(cos[reach], top[reach], rtol=1e-5)
         assert (rows[~reach] == -1).all() or (cos[~reach] < threshold).all()
     assert scan.nearest(mat[[40]], 0.5)[0][0] == 9                    # equal rows: the first
+
+
+def test_a_bounded_scan_over_codes_never_holds_the_whole_float_matrix(monkeypatch):
+    from chaja.search.word_codes import BLOCK, WordRows, row_codes
+    rng = np.random.default_rng(5)
+    floats = rng.standard_normal((BLOCK + 700, 32)).astype(np.float32) * np.linspace(3, 0.2, 32, dtype=np.float32)
+    rows = WordRows(*row_codes(floats))
+    kept = np.asarray(rows)
+    want = nearest_words.BoundedScan(kept, dim=8)
+
+    def whole(*args, **kwargs):
+        raise AssertionError("the whole matrix in float32: four times the codes' bytes at once")
+
+    monkeypatch.setattr(WordRows, "__array__", whole)
+    scan = nearest_words.BoundedScan(rows, dim=8)
+    np.testing.assert_allclose(scan.rest, want.rest, rtol=1e-5, atol=1e-6)
+    queries = kept[:40] + 0.2 * rng.standard_normal((40, 32)).astype(np.float32)
+    for got, expected in zip(scan.nearest(queries, 0.3), want.nearest(queries, 0.3)):
+        np.testing.assert_array_equal(got, expected)

@@ -33,6 +33,7 @@ def test_word_rows_give_the_rebuilt_floats_and_their_products():
     assert np.allclose(rows @ q.T, floats @ q.T, atol=1e-6)
     assert np.allclose(rows @ q[0], floats @ q[0], atol=1e-6)
     assert np.allclose(rows.gram(), floats.astype(np.float64).T @ floats, atol=1e-6)
+    assert np.allclose(rows.squared_norms(), np.einsum("ij,ij->i", floats, floats), atol=1e-6)
 
 
 def test_codes_that_do_not_fit_their_scales_are_refused():

@@ -167,5 +167,7 @@ class BoundedScan:
 
 
 def _rest(x: np.ndarray, projected: np.ndarray) -> np.ndarray:
-    """|x_⊥| of each row: the length of ``x`` outside the basis ``projected`` is in."""
-    return np.sqrt(np.maximum(np.einsum("ij,ij->i", x, x) - np.einsum("ij,ij->i", projected, projected), 0.0))
+    """|x_⊥| of each row: the length of ``x`` outside the basis ``projected`` is in (rows
+    kept as codes give their lengths a block at a time, :meth:`WordRows.squared_norms`)."""
+    squared = x.squared_norms() if hasattr(x, "squared_norms") else np.einsum("ij,ij->i", x, x)
+    return np.sqrt(np.maximum(squared - np.einsum("ij,ij->i", projected, projected), 0.0))

@@ -70,6 +70,15 @@ class WordRows:
             out[at:at + BLOCK] = self[at:at + BLOCK] @ other
         return out
 
+    def squared_norms(self) -> np.ndarray:
+        """``|m_i|²`` of each row, a block of rows at a time (the whole matrix in float32
+        would be four times the codes' bytes at once)."""
+        out = np.empty(len(self), np.float32)
+        for at in range(0, len(self), BLOCK):
+            block = self[at:at + BLOCK]
+            out[at:at + BLOCK] = np.einsum("ij,ij->i", block, block)
+        return out
+
     def gram(self) -> np.ndarray:
         """``mᵀm`` in float64, a block of rows at a time."""
         out = np.zeros((self.shape[1], self.shape[1]), np.float64)
