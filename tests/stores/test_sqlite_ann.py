@@ -67,6 +67,12 @@ def test_a_field_above_the_threshold_is_searched_by_its_graph_with_exact_scores(
     assert round(np.mean(recall), 9) >= 0.98
 
 
+def test_a_searched_graph_keeps_no_table_from_key_to_node(store):
+    graph = store._graph("chunk")
+    key = int(graph.search(clustered(1, 3)[0], 1)[0])
+    assert key > 0 and not graph.index.contains(key)     # a walk finds it; nothing looks it up
+
+
 def test_a_search_rescores_every_candidate_its_walk_holds(store):
     graph = store._graph("chunk")
     assert graph.candidates(1) == graph.expansion == sqlite_ann.EXPANSION_SEARCH
@@ -156,10 +162,11 @@ def test_the_e5_graphs_hold_vectors_without_their_language_direction(tmp_path):
         assert s.compact(force=True)
         basis = language_basis(decode_means(s.get_meta(META_KEY)))
         assert basis.shape == (1, DIM) and abs(float(basis[0] @ direction)) > 0.9
-        graph = s._graph("chunk")
+        assert s._graph("chunk") is not None
         mat, ids, _ = s._vectors("chunk")
         rowids = s._matrix_rowids["chunk"]
-        stored = np.asarray(graph.index.get(rowids[:50].astype(np.uint64)), np.float32)
+        kept = sqlite_ann.usearch_module().Index.restore(str(sqlite_ann.graph_path(s.path, "chunk")), view=True)
+        stored = np.asarray(kept.get(rowids[:50].astype(np.uint64)), np.float32)    # looked up by key
         projected = mat[:50] - (mat[:50] @ basis.T) @ basis
         # int8 in the graph: usearch keeps round(127 * v / |v|) of the lifted row [Pv, sqrt(1 - |Pv|^2)]
         stored /= np.linalg.norm(stored, axis=1, keepdims=True)

@@ -253,7 +253,9 @@ class Graph:
         self.seq, self.projected = seq, projected
         #: the language basis a projected graph's vectors were projected by (set by the store)
         self.basis = np.zeros((0, 0), np.float32)
-        self.index = Index.restore(str(graph_path(store_path, field)), view=True)
+        # a search needs the keys the walk finds, not a table from key to node (32 MB of
+        # private memory for the four graphs of the 1,000,000-chunk peer corpus)
+        self.index = Index.restore(str(graph_path(store_path, field)), view=True, enable_key_lookups=False)
         if self.index is None:
             raise ValueError("not a graph")
         self.index.expansion_search = self.expansion = expansion_search
