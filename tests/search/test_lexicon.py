@@ -117,6 +117,17 @@ def test_round_trip_through_the_stores_meta(use):
     assert lexicon.decode('{"en": {"words": ["a"], "dim": 4, "vectors": "AAAA"}}') is None   # wrong length
 
 
+def test_a_decode_gives_its_transient_heap_back_once(use, monkeypatch):
+    from chaja import heap
+    calls = []
+    monkeypatch.setattr(heap, "give_back", lambda: calls.append(1) or True)
+    text = lexicon.encode(lexicon.build(TEXTS[::-1], use))
+    lexicon._DECODED.clear()
+    lexicon.decode(text)
+    lexicon.decode(text)                                   # kept decoded: nothing passes through the heap
+    assert calls == [1]
+
+
 def test_a_stored_word_needs_no_encoding(use):
     lex = lexicon.build(TEXTS, use)
     v = lex.vector_of("상태", "ko")

@@ -35,6 +35,7 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
+from chaja import heap
 from chaja.function_words import is_hangul, word_runs
 from chaja.search import nearest_words, word_codes
 from chaja.search.query import content_words, run_content_words
@@ -238,6 +239,7 @@ def decode(text: str | None) -> Lexicon | None:
         if len(_DECODED) >= 2:
             _DECODED.pop(next(iter(_DECODED)))
         _DECODED[key] = _decoded(text)
+        heap.give_back()        # the decode's transient strings, about three times what is kept
     return _DECODED[key]
 
 
