@@ -7,7 +7,10 @@ terms (title, heading and body, as chaja stores them) and the same e5 vectors, s
 the engines differ:
 
 * chaja: its SQLite store and its default search (``Index.search``), the query vectors
-  handed over precomputed (``e2e`` encodes the query with the real encoders too);
+  handed over precomputed, as every peer gets them (the query words its lexicon lacks are
+  encoded once by a child process, so no encoder is loaded in the serving process);
+* chaja-e2e: the same store served by a process of its own that encodes each question
+  with the real encoders (``e2e``), so its memory holds them and chaja's does not;
 * bm25s: BM25 over the terms of all three fields as one text, exact numpy or usearch
   HNSW vectors, fused by RRF (k = 60) over the top 100 of each;
 * tantivy: BM25 over the same text (keyword only);
@@ -183,15 +186,19 @@ class Chaja:
 
     def prepare(self) -> None:
         """The query words the lexicon lacks, which a search encodes with the query: encoded
-        here, after the open is timed and before any search is."""
-        from chaja.encoders.aligned import get_aligned_encoder
+        here, after the open is timed and before any search is, by a child process, so the
+        serving process holds no encoder (as the peers, given their query vectors)."""
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
         from chaja.language import detect_language
 
         aligned = self.idx._aligned.table
         words = {w for q in self.queries for w in self.searcher.words_to_translate(q["text"], detect_language(q["text"]))}
         unknown = sorted(words - set(self.searcher.known_word_vectors(sorted(words))))
         if unknown:
-            aligned.update(zip(unknown, get_aligned_encoder("use-m3").encode_queries(unknown)))
+            with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+                aligned.update(zip(unknown, pool.submit(aligned_word_vectors, unknown).result()))
 
     def keys(self, ids) -> list[int]:
         return [int(i[1:]) for i in ids]
@@ -213,12 +220,39 @@ class Chaja:
         self._forget_translations(self.idx)
         return self.keys(d.doc_id for d in self.idx.search(q["text"], k).documents)
 
+
+
+def aligned_word_vectors(words: list[str]) -> np.ndarray:
+    """The aligned encoder's vectors of ``words`` (run in a child process by :meth:`Chaja.prepare`)."""
+    from chaja.encoders.aligned import get_aligned_encoder
+
+    return get_aligned_encoder("use-m3").encode_queries(words)
+
+
+class ChajaEndToEnd(Chaja):
+    """The chaja store ``bench_peers.py`` built (``<size>/chaja``), searched by a process of
+    its own with the real encoders: each question encoded, then searched (``e2e``)."""
+    name = "chaja-e2e"
+
+    def __init__(self, folder: Path, queries: list[dict], encoder_name: str = ""):
+        super().__init__(folder.parent / "chaja", queries, encoder_name)
+
+    def build(self, chunks) -> dict:
+        raise RuntimeError("chaja-e2e serves the chaja store; build chaja")
+
+    def open(self) -> None:
+        import chaja
+
+        self.idx = chaja.open(self.path)
+        self.store = self.idx.store
+        self.searcher = self.idx.searcher()
+
+    def prepare(self) -> None:
+        """Nothing: the real encoders encode every question and word."""
+
     def e2e(self, q: dict, k: int) -> list[int]:
-        if not hasattr(self, "real"):
-            from chaja.index import Index
-            self.real = Index(self.store)      # the real encoders over the same store (one copy of the matrices)
-        self._forget_translations(self.real)
-        return self.keys(d.doc_id for d in self.real.search(q["text"], k).documents)
+        self._forget_translations(self.idx)
+        return self.keys(d.doc_id for d in self.idx.search(q["text"], k).documents)
 
 
 class Bm25s:
@@ -422,7 +456,7 @@ class Lance:
 
 
 #: the modules each system needs beyond chaja's own (the ``bench`` extra)
-NEEDS = {"chaja": (), "numpy": (), "bm25s+numpy": ("bm25s",), "bm25s+usearch": ("bm25s", "usearch"),
+NEEDS = {"chaja": (), "chaja-e2e": (), "numpy": (), "bm25s+numpy": ("bm25s",), "bm25s+usearch": ("bm25s", "usearch"),
          "tantivy": ("tantivy",), "lancedb": ("lancedb",)}
 
 
@@ -435,7 +469,8 @@ def missing_modules(names: list[str]) -> list[str]:
 
 
 def make(name: str, folder: Path, queries: list[dict], encoder_name: str = ""):
-    return {"chaja": lambda: Chaja(folder, queries, encoder_name), "bm25s+numpy": lambda: Bm25s(folder, queries),
+    return {"chaja": lambda: Chaja(folder, queries, encoder_name),
+            "chaja-e2e": lambda: ChajaEndToEnd(folder, queries, encoder_name), "bm25s+numpy": lambda: Bm25s(folder, queries),
             "bm25s+usearch": lambda: Bm25s(folder, queries, ann=True), "tantivy": lambda: Tantivy(folder, queries),
             "lancedb": lambda: Lance(folder, queries), "numpy": lambda: Exact(folder, queries)}[name]()
 
