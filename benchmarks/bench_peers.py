@@ -22,7 +22,8 @@ not counted), after one untimed warm-up pass (chaja forgets the word translation
 remembers between searches before each timed one, so none is answered from the warm-up).
 Every system, chaja included, is given the query vectors, so no serving process loads an
 encoder; ``chaja-e2e`` serves the same chaja store from a process of its own that encodes
-each question with the real encoders (``e2e``), whose memory holds them. Reported per system and list: p50 and p95 in ms, chaja's paired
+each question with the real encoders (``e2e``), whose memory holds them. Reported per
+system and list: p50 and p95 in ms, chaja's paired
 ratio (median over queries of chaja's time / the peer's), and top-10 agreement with chaja
 (keyword: the share of chaja's top 10 the peer also returns; vector: recall@10 against
 exact search). Results go to ``benchmarks/results/peers-<size>.json`` and ``.md``.
@@ -47,8 +48,9 @@ import peer_systems  # noqa: E402
 
 REPO = HERE.parent
 SYSTEMS = ("chaja", "chaja-e2e", "bm25s+numpy", "bm25s+usearch", "tantivy", "lancedb")
-OPS = {"chaja": ("keyword", "vector", "hybrid"), "chaja-e2e": ("e2e",), "bm25s+numpy": ("keyword", "vector", "hybrid"),
-       "bm25s+usearch": ("keyword", "vector", "hybrid"), "tantivy": ("keyword",),
+OPS = {"chaja": ("keyword", "vector", "hybrid"), "chaja-e2e": ("e2e",),
+       "bm25s+numpy": ("keyword", "vector", "hybrid"), "bm25s+usearch": ("keyword", "vector", "hybrid"),
+       "tantivy": ("keyword",),
        "lancedb": ("keyword", "vector", "hybrid"), "numpy": ("vector",)}
 K = 10
 

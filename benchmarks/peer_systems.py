@@ -221,7 +221,6 @@ class Chaja:
         return self.keys(d.doc_id for d in self.idx.search(q["text"], k).documents)
 
 
-
 def aligned_word_vectors(words: list[str]) -> np.ndarray:
     """The aligned encoder's vectors of ``words`` (run in a child process by :meth:`Chaja.prepare`)."""
     from chaja.encoders.aligned import get_aligned_encoder
@@ -456,8 +455,8 @@ class Lance:
 
 
 #: the modules each system needs beyond chaja's own (the ``bench`` extra)
-NEEDS = {"chaja": (), "chaja-e2e": (), "numpy": (), "bm25s+numpy": ("bm25s",), "bm25s+usearch": ("bm25s", "usearch"),
-         "tantivy": ("tantivy",), "lancedb": ("lancedb",)}
+NEEDS = {"chaja": (), "chaja-e2e": (), "numpy": (), "bm25s+numpy": ("bm25s",),
+         "bm25s+usearch": ("bm25s", "usearch"), "tantivy": ("tantivy",), "lancedb": ("lancedb",)}
 
 
 def missing_modules(names: list[str]) -> list[str]:
@@ -470,7 +469,8 @@ def missing_modules(names: list[str]) -> list[str]:
 
 def make(name: str, folder: Path, queries: list[dict], encoder_name: str = ""):
     return {"chaja": lambda: Chaja(folder, queries, encoder_name),
-            "chaja-e2e": lambda: ChajaEndToEnd(folder, queries, encoder_name), "bm25s+numpy": lambda: Bm25s(folder, queries),
+            "chaja-e2e": lambda: ChajaEndToEnd(folder, queries, encoder_name),
+            "bm25s+numpy": lambda: Bm25s(folder, queries),
             "bm25s+usearch": lambda: Bm25s(folder, queries, ann=True), "tantivy": lambda: Tantivy(folder, queries),
             "lancedb": lambda: Lance(folder, queries), "numpy": lambda: Exact(folder, queries)}[name]()
 
