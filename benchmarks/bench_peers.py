@@ -13,8 +13,8 @@ chunks/s excludes encoding (every system gets the vectors; of chaja's translatio
 ``lexicon_s``, only the aligned encoder's seconds, ``lexicon_encoding_s``, are left out) and
 the making of the corpus itself (``corpus_s``, the same for every system), and is given twice:
 until the chunks are searchable, and with the approximate vector index built too
-(``ann_index_s``: usearch's graph, LanceDB's IVF-PQ, chaja's graphs, which a bulk load defers
-to ``chaja optimize``). Then a second fresh process
+(``ann_index_s``: usearch's graph, LanceDB's IVF-PQ, chaja's graphs and its lexicon's
+nearest-word tables, which a bulk load defers to ``chaja optimize``). Then a second fresh process
 opens it and serves (open time: open plus the first keyword and vector query; peak RSS of
 that process). Queries are interleaved: query by query, each system answers each of its
 lists in turn (keyword, vector, hybrid; timed inside the serving process, so the pipe is
@@ -267,7 +267,8 @@ def render(r: dict) -> str:
              f"ratio = median over queries of chaja's time / the peer's. Machine: {r['machine']['cpu']}, "
              f"{r['machine']['cores']} cores, load {r['machine']['load_average']} before, {r['load_after']} after.", "",
              "Ingest: chunks/s until searchable, and in brackets with the approximate vector index built "
-             "(chaja's graphs are deferred by a bulk load and built by `chaja optimize`); encoding excluded.", "",
+             "(chaja's graphs and translation tables are deferred by a bulk load and built by `chaja optimize`); "
+             "encoding excluded.", "",
              "Bytes per chunk: on disk, and of the serving process's peak memory. Every serving process "
              "is given the query vectors; chaja-e2e is chaja's store served by a process of its own that "
              "encodes each question with the real encoders, and its memory holds them.", "",

@@ -120,6 +120,7 @@ class Chaja:
         import time
 
         from chaja.encoders.aligned import UseM3Encoder, get_aligned_encoder
+        from chaja import store_statistics
         from chaja.search import background, lexicon
         from chaja.language_means import META_KEY, encode_means
         from chaja.stores.sqlite import SqliteStore
@@ -152,14 +153,22 @@ class Chaja:
         steps.done()
         keywords = time.perf_counter() - t0 - rows - statistics
         # the translation lexicon, as Index.add records it: it encodes the store's words with
-        # the aligned encoder, whose seconds are not counted as ingest
+        # the aligned encoder, whose seconds are not counted as ingest; a bulk load leaves its
+        # nearest-word tables to chaja optimize (a version that can)
         t1 = time.perf_counter()
         aligned = TimedEncoder(get_aligned_encoder("use-m3"))
-        store.set_meta(lexicon.META_KEY, lexicon.encode(lexicon.of_store(store, aligned)))
+        deferring = hasattr(store_statistics, "complete_lexicon")
+        if deferring:
+            store_statistics.record_lexicon(store, aligned, tables=False)
+        else:
+            store.set_meta(lexicon.META_KEY, lexicon.encode(lexicon.of_store(store, aligned)))
         lexicon_s = time.perf_counter() - t1
         t2 = time.perf_counter()
         optimize = Steps(echo="chaja optimize")
         store.compact(force=True, progress=optimize)                # the graphs, as chaja optimize builds them
+        if deferring:
+            optimize("translation tables")
+            store_statistics.complete_lexicon(store)
         optimize.done()
         graphs = time.perf_counter() - t2
         store.set_meta("encoder", self.encoder_name)

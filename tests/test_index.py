@@ -134,17 +134,19 @@ def test_a_bulk_load_defers_the_graphs_until_they_are_built(tmp_path, corpus, en
     with Index(SqliteStore(tmp_path / "bulk.chaja", ann_threshold=5), encoder=encoder) as idx:
         idx.add([corpus], defer_graphs=True)
         deferred = idx.deferred_graphs()
-        assert {"chunk", "aligned", "aligned_heading"} <= set(deferred)
+        assert {"chunk", "aligned", "aligned_heading", "translation tables"} <= set(deferred)
         assert idx.summary()["deferred_graphs"] == deferred
         from chaja.cli import print_stats
         print_stats(idx.summary(), as_json=False)
-        assert f"vector graphs deferred: {', '.join(deferred)}" in capsys.readouterr().out
+        assert f"deferred by a bulk load: {', '.join(deferred)}" in capsys.readouterr().out
+        assert idx.searcher().lexicon.nearest == {}              # each query word scanned for
         exact = [d.doc_id for d in idx.search("자기주식 소각", top_k=5).documents]
         assert exact[0] == "filings/share-cancellation"
         steps: list[str] = []
         assert idx.build_graphs(progress=steps.append) == deferred
         assert idx.deferred_graphs() == [] and any(step.startswith("graph chunk") for step in steps)
         assert [d.doc_id for d in idx.search("자기주식 소각", top_k=5).documents] == exact
+        assert idx.searcher().lexicon.nearest                    # and now looked up
         assert idx.build_graphs() == []                          # nothing left: no compaction
 
 
@@ -187,7 +189,7 @@ def test_check_tells_a_hubs_tolerated_drift_and_deferred_graphs_from_faults_and_
     with Index(SqliteStore(tmp_path / "s.chaja", ann_threshold=5), encoder=encoder) as idx:
         idx.add([corpus], defer_graphs=True)
         assert idx.check() == []
-        assert any(n.startswith("vector graphs deferred: chunk") for n in idx.check_notes())
+        assert any(n.startswith("deferred by a bulk load: chunk") for n in idx.check_notes())
         # a hub's writer leaves the statistics alone while the chunk count moves by under 5%
         idx.statistics_drift = 0.5
         extra = tmp_path / "late.md"

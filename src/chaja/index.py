@@ -18,8 +18,7 @@ import hashlib
 import os
 from collections.abc import Callable, Iterable, Mapping
 
-
-from chaja import aligned_fill
+from chaja import aligned_fill, store_statistics
 from chaja.analysis import get_analyzer
 from chaja.config import Config, SearchConfig
 from chaja.documents import Document
@@ -29,7 +28,6 @@ from chaja.encoders.base import model_of
 from chaja.ingest import IndexReport, Progress, PruneGuard, index_documents
 from chaja.loaders import LoadReport, ReadProgress, load_paths
 from chaja.rerank import Reranker, get_reranker
-from chaja import store_statistics
 from chaja.language_means import META_KEY, decode_means
 from chaja.store_statistics import PENDING
 from chaja.filters import Filters
@@ -38,7 +36,6 @@ from chaja.search.searcher import Searcher
 from chaja.stores import Store, StoreError, open_store
 
 _INDEX_KEYS = ("analyzer", "chunk_chars", "heading_vectors", "aligned_vectors")
-
 
 #: :meth:`Index.pending_upkeep`'s work, as ``chaja check`` notes it
 _UPKEEP_NOTES = {
@@ -127,9 +124,9 @@ class Index:
     def add_documents(self, docs: Iterable[Document], *, prune: bool = False, defer_graphs: bool = False,
                       progress: Callable[[Progress], None] | None = None,
                       prune_guard: PruneGuard | None = None, replace_moved: bool = True) -> IndexReport:
-        """Index documents. ``defer_graphs`` (a bulk load): the SQLite store builds no vector
-        graph now, so the documents are searchable sooner and searched exactly until
-        :meth:`build_graphs` (``chaja optimize``) or a later write's compaction builds them.
+        """Index documents. ``defer_graphs`` (a bulk load): no vector graph (SQLite store) and no
+        nearest-word tables now, so the documents are searchable sooner, searched exactly and
+        their words scanned for until :meth:`build_graphs` (``chaja optimize``) builds them.
         Documents given here replace those of the same id wherever they came from
         (``replace_moved``; :meth:`add` keeps those of another file still there)."""
         enc = self.encoder
@@ -158,7 +155,8 @@ class Index:
         if need is not None:          # a store that holds a second language now: the chunks before get theirs
             aligned_fill.fill_pending(self.store, aligned, need, stage)
         # also after a run that found nothing to do: a crash may have left them behind
-        self._record_statistics(changed=bool(report.added or report.changed or report.removed), stage=stage)
+        self._record_statistics(changed=bool(report.added or report.changed or report.removed), stage=stage,
+                                tables=not defer_graphs)
         compact = getattr(self.store, "compact", None)
         moving = self.vectors_to_move()
         if compact is not None and (report.added or report.changed or report.removed or self.pending_upkeep()):
@@ -189,18 +187,20 @@ class Index:
 
     def deferred_graphs(self) -> list[str]:
         """The vector fields searched exactly for want of a graph (SQLite store; see
-        :meth:`SqliteStore.deferred_graphs`), empty where there is nothing to build."""
+        :meth:`SqliteStore.deferred_graphs`), and ``"translation tables"`` where a bulk load
+        left the lexicon's out; empty where there is nothing to build."""
         deferred = getattr(self.store, "deferred_graphs", None)
-        return deferred() if deferred is not None else []
+        tables = [store_statistics.TABLES_LABEL] if store_statistics.tables_deferred(self.store) else []
+        return (deferred() if deferred is not None else []) + tables
 
     def build_graphs(self, progress: Callable[[str], None] | None = None) -> list[str]:
-        """Build the vector graphs a bulk load deferred (:meth:`add_documents` with
-        ``defer_graphs``), with the compaction they belong to (which also does the upkeep
-        that waits: :meth:`pending_upkeep`); the fields built."""
+        """Build what a bulk load deferred (:meth:`deferred_graphs`), the graphs with the compaction
+        they belong to (which also does the upkeep that waits: :meth:`pending_upkeep`)."""
         fields = self.deferred_graphs()
-        if fields or self.pending_upkeep():
+        if [f for f in fields if f != store_statistics.TABLES_LABEL] or self.pending_upkeep():
             self.store.compact(force=True, progress=progress)
-            self._searcher = None
+        store_statistics.complete_lexicon(self.store)
+        self._searcher = None
         return fields
 
     #: the store's vector statistics are recomputed once its chunk count has moved by more than
@@ -208,9 +208,11 @@ class Index:
     #: the hub's writer allows ``hub.statistics_drift``, 5%, since recomputing reads every vector)
     statistics_drift = 0.0
 
-    def _record_statistics(self, changed: bool = True, stage: Callable[[str], None] = lambda name: None) -> None:
+    def _record_statistics(self, changed: bool = True, stage: Callable[[str], None] = lambda name: None,
+                           tables: bool = True) -> None:
         """Record the store's statistics where they no longer follow it (:func:`chaja.store_statistics.record`)."""
-        store_statistics.record(self.store, lambda: self.aligned_encoder, self.statistics_drift, changed, stage)
+        store_statistics.record(self.store, lambda: self.aligned_encoder, self.statistics_drift, changed, stage,
+                                tables)
 
     def _record_settings(self, enc: Encoder, aligned: Encoder | None = None) -> None:
         for key in _INDEX_KEYS:
@@ -324,8 +326,8 @@ class Index:
             notes.append("statistics: the last index run was stopped before it recorded the language means "
                          "(Ctrl-C, a kill); the next chaja index, or check --repair, records them")
         if deferred:
-            notes.append(f"vector graphs deferred: {', '.join(deferred)}; searches read those vectors exactly "
-                         "until check --repair or chaja optimize builds them")
+            notes.append(f"deferred by a bulk load: {', '.join(deferred)}; until check --repair or chaja optimize "
+                         "builds them, searches read those vectors exactly (and scan for query words)")
         return faults, notes + self._upkeep_notes()
 
     def _upkeep_notes(self) -> list[str]:

@@ -24,13 +24,19 @@ from chaja.stores.base import Store
 #: meta key set while an index run has written documents its statistics do not follow yet
 PENDING = "statistics.pending"
 SHAPE = "statistics.shape"
+#: meta key: "deferred" while the lexicon a bulk load recorded waits for its nearest-word tables
+TABLES = "index.lexicon_tables"
+#: how the command line names them among the work a bulk load deferred
+TABLES_LABEL = "translation tables"
 
 
 def record(store: Store, aligned: Callable[[], Encoder | None], drift: float, changed: bool = True,
-           stage: Callable[[str], None] = lambda name: None) -> None:
+           stage: Callable[[str], None] = lambda name: None, tables: bool = True) -> None:
     """Record the per-language mean vectors, the background statistics of each vector
     field and the translation lexicon (``aligned()`` gives the aligned encoder), unless
-    they follow the store within ``drift`` (0, or ``changed`` with no drift: always)."""
+    they follow the store within ``drift`` (0, or ``changed`` with no drift: always);
+    ``tables`` False (a bulk load) leaves the lexicon's nearest-word tables to
+    :func:`complete_lexicon`."""
     stats = store.stats()
     shape = json.dumps({"chunks": stats.chunks, "langs": sorted(k for k, v in stats.by_lang.items() if v)})
     recorded = store.get_meta(SHAPE)
@@ -49,7 +55,7 @@ def record(store: Store, aligned: Callable[[], Encoder | None], drift: float, ch
     encoder = aligned() if several else None
     if encoder is not None:
         stage("translation lexicon")
-    record_lexicon(store, encoder)
+    record_lexicon(store, encoder, tables)
     store.set_meta(SHAPE, shape)
     done(store)
 
@@ -60,16 +66,41 @@ def done(store: Store) -> None:
         store.set_meta(PENDING, "0")
 
 
-def record_lexicon(store: Store, aligned: Encoder | None) -> None:
+def record_lexicon(store: Store, aligned: Encoder | None, tables: bool = True) -> None:
     """Record the translation lexicon of a store of more than one language indexed with
-    aligned vectors (``aligned``); a store of one language records none."""
+    aligned vectors (``aligned``), with its nearest-word tables or (``tables`` False)
+    without them, marked deferred; a store of one language records none."""
     if aligned is None:
         if store.get_meta(lexicon.META_KEY) != "":
             store.set_meta(lexicon.META_KEY, "")      # recorded: none
+        _mark_tables(store, deferred=False)
         return
     previous = lexicon.decode(store.get_meta(lexicon.META_KEY))
-    built = lexicon.of_store(store, aligned, previous)
+    built = lexicon.of_store(store, aligned, previous, tables)
     store.set_meta(lexicon.META_KEY, lexicon.encode(built))
+    _mark_tables(store, deferred=not tables)
+
+
+def tables_deferred(store: Store) -> bool:
+    """Whether the store's lexicon waits for the nearest-word tables a bulk load left out."""
+    return store.get_meta(TABLES) == "deferred"
+
+
+def complete_lexicon(store: Store) -> bool:
+    """Add the nearest-word tables a bulk load left out of the store's lexicon (no
+    encoder: the words' vectors are in it); True when it did."""
+    if not tables_deferred(store):
+        return False
+    found = lexicon.decode(store.get_meta(lexicon.META_KEY))
+    if found is not None:
+        store.set_meta(lexicon.META_KEY, lexicon.encode(lexicon.with_tables(found)))
+    _mark_tables(store, deferred=False)
+    return found is not None
+
+
+def _mark_tables(store: Store, deferred: bool) -> None:
+    if deferred or store.get_meta(TABLES) is not None:
+        store.set_meta(TABLES, "deferred" if deferred else "")
 
 
 def off(store: Store, drift: float) -> str:

@@ -257,3 +257,21 @@ def test_a_lexicon_recorded_with_float16_vectors_still_reads(use):
         np.testing.assert_allclose(got.vectors[lang], lex.vectors[lang], atol=1e-3)
     assert got.translate_words(["상태"], {"상태": got.vector_of("상태")}, "en", 0.7) == ["state"]
     assert len(lexicon.encode(lex)) < 0.6 * len(older)
+
+
+def test_a_lexicon_built_without_its_tables_gets_the_same_ones_later(use):
+    """A bulk load records the lexicon without its nearest-word tables; added from the
+    recorded lexicon alone (no encoder), they are the tables a full build gives, and the
+    words translate the same either way."""
+    full = lexicon.build(TEXTS, use)
+    bare = lexicon.build(TEXTS, use, tables=False)
+    assert bare.nearest == {} and bare.words == full.words
+    kept = lexicon.decode(lexicon.encode(bare))
+    completed = lexicon.with_tables(kept)
+    assert set(completed.nearest) == set(full.nearest) == {("en", "ko"), ("ko", "en")}
+    for pair, (rows, cos) in full.nearest.items():
+        np.testing.assert_array_equal(completed.nearest[pair][0], rows)
+        np.testing.assert_array_equal(completed.nearest[pair][1], cos)
+    words = ["상태", "서버", "컴포넌트"]
+    vectors = {w: full.vector_of(w) for w in words}
+    assert kept.translate_words(words, vectors, "en", 0.5) == completed.translate_words(words, vectors, "en", 0.5)

@@ -11,6 +11,7 @@ from chaja import progress
 from chaja.cli.common import add_common_options, load_config, open_index, store_files
 from chaja.cli.output import report_loading, terminal_safe
 from chaja.loaders import LoadReport
+from chaja.store_statistics import TABLES_LABEL
 
 #: schema of ``chaja index --json``; fields are only ever added
 INDEX_SCHEMA = "chaja.index/1"
@@ -31,8 +32,8 @@ def add_index_command(sub) -> None:
     p.add_argument("--reuse-vectors", action="append", metavar="STORE",
                    help="take passage vectors from another store file where the passage text is the same")
     p.add_argument("--defer-graphs", action="store_true",
-                   help="a bulk load: build no vector graph now (searches are exact, and slower on a large "
-                        "store, until `chaja optimize` builds them)")
+                   help="a bulk load: build no vector graph and no translation tables now (searches are "
+                        "exact, and slower on a large store, until `chaja optimize` builds them)")
     p.set_defaults(func=cmd_index)
 
 
@@ -114,9 +115,13 @@ def print_index_report(report, load_report: LoadReport, stats, deferred: list[st
           + (" (" + ", ".join(f"{k} {n}" for k, n in load_report.formats.most_common()) + ")"
              if load_report.formats else ""), file=out)
     print(f"time: {report.seconds:.1f} s", file=out)
-    if deferred:
-        print(f"vector graphs deferred: {', '.join(deferred)}; searches read those vectors exactly until "
+    graphs = [f for f in deferred if f != TABLES_LABEL]
+    if graphs:
+        print(f"vector graphs deferred: {', '.join(graphs)}; searches read those vectors exactly until "
               f"`chaja optimize {store}` builds them", file=out)
+    if TABLES_LABEL in deferred:
+        print(f"translation tables deferred: each query word is looked for in the lexicon (the same "
+              f"translations, a little slower) until `chaja optimize {store}` builds them", file=out)
     if report.discarded_staged:
         print(f"discarded {report.discarded_staged} staged chunks of interrupted documents no longer given", file=out)
     if reused:

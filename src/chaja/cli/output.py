@@ -56,7 +56,7 @@ def print_stats(s: dict, as_json: bool) -> None:
     for label, key in (("language", "by_lang"), ("source", "by_source"), ("type", "by_doc_type")):
         print(f"by {label}: " + ", ".join(f"{k or '-'} {v}" for k, v in sorted(s[key].items())))
     if s.get("deferred_graphs"):
-        print(f"vector graphs deferred: {', '.join(s['deferred_graphs'])} (searched exactly until chaja optimize)")
+        print(f"deferred by a bulk load: {', '.join(s['deferred_graphs'])} (until chaja optimize builds them)")
     if r := s.get("replica"):
         since = "none yet" if r["last_replay_s"] is None else f"{r['last_replay_s']:.1f} s ago"
         print(f"replica: read-only; {r['behind_bytes']} bytes of WAL received and not yet replayed; "

@@ -8,11 +8,12 @@ import time
 
 from chaja.cli.common import add_common_options, load_config, open_existing, store_files
 from chaja.cli.output import STATS_SCHEMA, delete_each, print_stats
+from chaja.store_statistics import TABLES_LABEL
 
 
 def add_optimize_command(sub) -> None:
-    p = sub.add_parser("optimize", help="build the vector graphs that index --defer-graphs left for later,"
-                                        " and bring an older store's files and text to today's form")
+    p = sub.add_parser("optimize", help="build the vector graphs and translation tables that index --defer-graphs"
+                                        " left for later, and bring an older store's files and text to today's form")
     add_common_options(p)
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument("--vectors", choices=("int8", "float32"),
@@ -68,6 +69,8 @@ def cmd_optimize(args: argparse.Namespace) -> int:
         pending, size = idx.pending_upkeep(), _on_disk(args.store)
         moving, packing, stale_keywords = ("vectors" in pending), ("text" in pending), ("keywords" in pending)
         built = idx.build_graphs(progress=tell)
+        tables = TABLES_LABEL in built
+        built = [f for f in built if f != TABLES_LABEL]
         left = idx.deferred_graphs()
         reclaim = getattr(idx.store, "reclaim_space", None)
         freed = reclaim() if reclaim is not None else 0
@@ -84,7 +87,9 @@ def cmd_optimize(args: argparse.Namespace) -> int:
         print("keyword file written again (it was missing or of an older format)")
     if built:
         print(f"vector graphs built: {', '.join(built)} ({time.perf_counter() - started:.1f} s)")
-    else:
+    if tables:
+        print("translation tables built: each query word the store holds is looked up, not searched for")
+    if not (built or tables):
         print("nothing to build: every vector field large enough for a graph has a current one")
     if left:
         print(f"still searched exactly: {', '.join(left)} (is the ann extra installed? pip install 'chaja[ann]')",

@@ -173,9 +173,12 @@ class Lexicon:
         return [self.words[lang][j] if top[i] >= threshold else None for i, j in enumerate(best.tolist())]
 
 
-def build(texts: Iterable[tuple[str, str]], encoder, previous: Lexicon | None = None) -> Lexicon:
+def build(texts: Iterable[tuple[str, str]], encoder, previous: Lexicon | None = None,
+          tables: bool = True) -> Lexicon:
     """The lexicon of ``(lang, text)`` pairs, new words encoded with ``encoder`` (the aligned
-    encoder), known ones taken from ``previous``."""
+    encoder), known ones taken from ``previous``; without its nearest-word tables where
+    ``tables`` is False (a bulk load: :func:`with_tables` adds them later, and until then
+    every query word is scanned for, with the same answers)."""
     known = previous.known() if previous is not None else {}
     words: dict[str, list[str]] = {}
     texts = list(texts)
@@ -194,14 +197,21 @@ def build(texts: Iterable[tuple[str, str]], encoder, previous: Lexicon | None = 
         if mat.size:
             mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-12)
         vectors[lang] = word_codes.as_kept(mat)                       # as the store keeps them (encode)
-    return Lexicon(words, vectors, nearest_words.tables(words, vectors, previous))
+    return Lexicon(words, vectors, nearest_words.tables(words, vectors, previous) if tables else {})
 
 
-def of_store(store, encoder, previous: Lexicon | None = None) -> Lexicon:
+def with_tables(lex: Lexicon) -> Lexicon:
+    """``lex`` with the nearest-word tables :func:`build` would have given it (its vectors as
+    the store keeps them, so the tables are the same)."""
+    vectors = {lang: np.asarray(m, dtype=np.float32) for lang, m in lex.vectors.items()}
+    return Lexicon(lex.words, lex.vectors, nearest_words.tables(lex.words, vectors))
+
+
+def of_store(store, encoder, previous: Lexicon | None = None, tables: bool = True) -> Lexicon:
     """The lexicon of a store: :func:`build` over its chunk sample (:meth:`Store.chunk_sample`,
     at most :data:`SAMPLE` chunks), each chunk read as its section name and text."""
     sample = store.chunk_sample(SAMPLE)
-    return build(((c.lang, f"{c.section_name}\n{c.text}") for c in sample), encoder, previous)
+    return build(((c.lang, f"{c.section_name}\n{c.text}") for c in sample), encoder, previous, tables)
 
 
 def _b64(a: np.ndarray) -> str:

@@ -1,0 +1,61 @@
+"""The statistics a store records: the translation lexicon's nearest-word tables, left out
+by a bulk load and added later from the recorded lexicon (a real SQLite store, the real
+aligned encoder)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from chaja import store_statistics
+from chaja.documents import Chunk, ChunkRecord, Document, Section
+from chaja.encoders.aligned import UseM3Encoder
+from chaja.search import lexicon
+from chaja.stores.sqlite import SqliteStore
+
+TEXTS = [("ko", "컴포넌트의 상태를 초기화하려면 키를 바꿉니다."), ("ko", "서버 컴포넌트는 서버에서 실행됩니다."),
+         ("en", "Resetting the state of a component: change its key."), ("en", "Server components run on the server.")]
+
+
+@pytest.fixture(scope="module")
+def use():
+    return UseM3Encoder()
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = SqliteStore(tmp_path / "s.chaja")
+    items = []
+    for i, (lang, text) in enumerate(TEXTS):
+        did = f"d{i}"
+        chunk = Chunk(id=f"{did}#0", doc_id=did, ordinal=0, title=did, heading_path=(), text=text, lang=lang)
+        vector = np.eye(8, dtype=np.float32)[i]
+        items.append((Document(id=did, title=did, sections=[Section((), text)], lang=lang),
+                      [ChunkRecord(chunk, [did], [], text.split(), vector)]))
+    s.put_documents(items)
+    yield s
+    s.close()
+
+
+def test_a_bulk_loads_lexicon_waits_for_its_tables_and_gets_a_full_builds(store, use):
+    store_statistics.record_lexicon(store, use, tables=False)
+    recorded = lexicon.decode(store.get_meta(lexicon.META_KEY))
+    assert store_statistics.tables_deferred(store) and recorded.nearest == {} and recorded.words["ko"]
+    assert store_statistics.complete_lexicon(store)
+    assert not store_statistics.tables_deferred(store)
+    completed = lexicon.decode(store.get_meta(lexicon.META_KEY))
+    full = lexicon.of_store(store, use)
+    assert set(completed.nearest) == set(full.nearest) == {("en", "ko"), ("ko", "en")}
+    for pair, (rows, cos) in full.nearest.items():
+        np.testing.assert_array_equal(completed.nearest[pair][0], rows)
+        np.testing.assert_array_equal(completed.nearest[pair][1], cos)
+    assert not store_statistics.complete_lexicon(store)          # nothing left to add
+
+
+def test_a_full_record_clears_the_mark_and_a_store_of_one_language_never_sets_it(store, use):
+    store_statistics.record_lexicon(store, use, tables=False)
+    store_statistics.record_lexicon(store, use)
+    assert not store_statistics.tables_deferred(store)
+    assert lexicon.decode(store.get_meta(lexicon.META_KEY)).nearest
+    store_statistics.record_lexicon(store, None, tables=False)
+    assert store.get_meta(lexicon.META_KEY) == "" and not store_statistics.tables_deferred(store)
+    assert not store_statistics.complete_lexicon(store)
