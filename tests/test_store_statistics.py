@@ -59,3 +59,25 @@ def test_a_full_record_clears_the_mark_and_a_store_of_one_language_never_sets_it
     store_statistics.record_lexicon(store, None, tables=False)
     assert store.get_meta(lexicon.META_KEY) == "" and not store_statistics.tables_deferred(store)
     assert not store_statistics.complete_lexicon(store)
+
+
+def test_a_bulk_load_stopped_between_the_mark_and_the_lexicon_still_gets_its_tables(store, use, monkeypatch):
+    """The mark is written first: a run stopped before its lexicon leaves the tables to
+    build (the lexicon recorded before stays readable), never a lexicon that lacks them
+    unmarked."""
+    store_statistics.record_lexicon(store, use)
+    before = store.get_meta(lexicon.META_KEY)
+    real = store.set_meta
+
+    def stopped(key, value):
+        if key == lexicon.META_KEY:
+            raise KeyboardInterrupt
+        real(key, value)
+
+    monkeypatch.setattr(store, "set_meta", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        store_statistics.record_lexicon(store, use, tables=False)
+    monkeypatch.setattr(store, "set_meta", real)
+    assert store_statistics.tables_deferred(store) and store.get_meta(lexicon.META_KEY) == before
+    assert store_statistics.complete_lexicon(store) and not store_statistics.tables_deferred(store)
+    assert lexicon.decode(store.get_meta(lexicon.META_KEY)).nearest

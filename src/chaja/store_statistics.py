@@ -77,8 +77,11 @@ def record_lexicon(store: Store, aligned: Encoder | None, tables: bool = True) -
         return
     previous = lexicon.decode(store.get_meta(lexicon.META_KEY))
     built = lexicon.of_store(store, aligned, previous, tables)
+    if not tables:          # marked first: a crash between the two leaves tables to build, never tables missed
+        _mark_tables(store, deferred=True)
     store.set_meta(lexicon.META_KEY, lexicon.encode(built))
-    _mark_tables(store, deferred=not tables)
+    if tables:
+        _mark_tables(store, deferred=False)
 
 
 def tables_deferred(store: Store) -> bool:
@@ -92,7 +95,7 @@ def complete_lexicon(store: Store) -> bool:
     if not tables_deferred(store):
         return False
     found = lexicon.decode(store.get_meta(lexicon.META_KEY))
-    if found is not None:
+    if found is not None and not found.nearest:      # (a crash may have left the mark on a full lexicon)
         store.set_meta(lexicon.META_KEY, lexicon.encode(lexicon.with_tables(found)))
     _mark_tables(store, deferred=False)
     return found is not None
