@@ -48,3 +48,25 @@ def test_statistics_survive_the_store_round_trip():
 def test_too_few_vectors_give_no_background():
     assert background.fit(unit_rows(background.MIN_VECTORS - 1, 8)) is None
     assert background.fit(np.zeros((0, 0), np.float32)) is None
+
+
+def test_decoded_statistics_keep_no_copy_of_their_text():
+    """A hub decodes each statistics it sees recorded; what it keeps is the arrays, not the
+    4 MB text they came from (a cache keyed by the text kept one copy of each)."""
+    import gc
+    import tracemalloc
+
+    rng = np.random.default_rng(3)
+    stats = {"chunk": background.fit(rng.standard_normal((2000, 600)).astype(np.float32))}
+    arrays = stats["chunk"]["cov"].nbytes + stats["chunk"]["mean"].nbytes
+    tracemalloc.start()
+    try:
+        text = background.encode(stats)                            # as a store's meta gives it
+        got = background.decode(text)
+        assert background.decode(text) is got                      # decoded once
+        del text
+        gc.collect()
+        kept, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert arrays <= kept < arrays + 256 * 1024, (kept, arrays)    # the text was 1.9 MB
