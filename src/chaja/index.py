@@ -326,8 +326,8 @@ class Index:
             notes.append("statistics: the last index run was stopped before it recorded the language means "
                          "(Ctrl-C, a kill); the next chaja index, or check --repair, records them")
         if deferred:
-            notes.append(f"deferred by a bulk load: {', '.join(deferred)}; until check --repair or chaja optimize "
-                         "builds them, searches read those vectors exactly (and scan for query words)")
+            notes.append(f"deferred by a bulk load: {', '.join(deferred)}; check --repair or chaja optimize builds "
+                         "them (until then searches find the same results, more slowly)")
         return faults, notes + self._upkeep_notes()
 
     def _upkeep_notes(self) -> list[str]:

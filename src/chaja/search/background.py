@@ -19,11 +19,11 @@ same documents calibrates the same way, in SQLite and PostgreSQL.
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 
 import numpy as np
 
+from chaja.search.decoded_by_digest import DecodedByDigest
 from chaja.stores.base import VECTOR_FIELDS
 
 META_KEY = "index.vector_background"
@@ -72,23 +72,12 @@ def encode(stats: dict[str, dict | None]) -> str:
 
 
 def decode(text: str | None) -> dict[str, dict]:
-    """The statistics :func:`encode` wrote (the arrays are shared between callers: read only).
-    The last few decoded are kept by a digest of their text, not the text: 4.4 MB of it for
-    a store's four fields, which a cache keyed by the text itself kept alive, one copy for
-    every statistics a long-running hub saw recorded."""
-    if not text:
-        return {}
-    key = hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
-    found = _DECODED.get(key)
-    if found is None:
-        if len(_DECODED) >= 4:
-            _DECODED.pop(next(iter(_DECODED)))
-        found = _DECODED[key] = _decoded(text)
-    return found
+    """The statistics :func:`encode` wrote (the arrays are shared between callers: read only;
+    the last few decoded kept by a digest of their text, :mod:`chaja.search.decoded_by_digest`)."""
+    return _DECODED.get(text, _decoded) if text else {}
 
 
-#: the last statistics decoded, by a digest of their text
-_DECODED: dict[bytes, dict[str, dict]] = {}
+_DECODED: DecodedByDigest[dict[str, dict]] = DecodedByDigest(keep=4)
 
 
 def _decoded(text: str) -> dict[str, dict]:

@@ -28,7 +28,6 @@ query word the store holds is translated by looking it up.
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -38,6 +37,7 @@ import numpy as np
 from chaja import heap
 from chaja.function_words import is_hangul, word_runs
 from chaja.search import nearest_words, word_codes
+from chaja.search.decoded_by_digest import DecodedByDigest
 from chaja.search.query import content_words, run_content_words
 
 META_KEY = "index.lexicon"
@@ -242,20 +242,17 @@ def is_current(text: str | None) -> bool:
 
 def decode(text: str | None) -> Lexicon | None:
     """The lexicon :func:`encode` wrote, or None (shared between callers: read only)."""
-    if not text:
-        return None
-    key = hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
-    if key not in _DECODED:
-        if len(_DECODED) >= 2:
-            _DECODED.pop(next(iter(_DECODED)))
-        _DECODED[key] = _decoded(text)
-        heap.give_back()        # the decode's transient strings, about three times what is kept
-    return _DECODED[key]
+    return _DECODED.get(text, _decoded_and_given_back) if text else None
 
 
-#: the last lexicons decoded, by a digest of their value (not the value itself: at 100,000
-#: chunks it is 35 MB of text a process would keep for nothing)
-_DECODED: dict[bytes, Lexicon | None] = {}
+#: the last lexicons decoded (:mod:`chaja.search.decoded_by_digest`)
+_DECODED: DecodedByDigest[Lexicon | None] = DecodedByDigest(keep=2)
+
+
+def _decoded_and_given_back(text: str) -> Lexicon | None:
+    lex = _decoded(text)
+    heap.give_back()        # the decode's transient strings, about three times what is kept
+    return lex
 
 
 def _decoded(text: str) -> Lexicon | None:
