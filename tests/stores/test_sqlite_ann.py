@@ -128,13 +128,16 @@ def test_below_the_threshold_there_is_no_graph(tmp_path):
 
 def test_the_encoders_load_after_a_graph_search(store):
     """A graph searched before the encoder is loaded (the order a long-lived reader may
-    take) must not crash the process: run in a fresh interpreter."""
+    take) must not crash the process, and the search must not load the encoders' runtime
+    to avoid it (a process served with query vectors never needs it): run in a fresh
+    interpreter."""
     import subprocess
     import sys
 
     code = ("import numpy as np; from chaja.stores.sqlite import SqliteStore; "
             f"s = SqliteStore({str(store.path)!r}, ann_threshold=500); "
             "s.vector(np.ones(16, np.float32) / 4, 3); assert s._graph('chunk') is not None; "
+            "import sys; assert 'onnxruntime' not in sys.modules, 'a graph search loaded onnxruntime'; "
             "import onnxruntime; print('ok')")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and "ok" in done.stdout, done.stderr[-2000:]

@@ -90,16 +90,31 @@ REBUILD_SHARE = 0.5
 
 
 def usearch_module():
-    """usearch.index, imported after onnxruntime: usearch 2.2x (with numkong) loaded first
-    makes a later ``import onnxruntime`` crash the process (seen with onnxruntime 1.32),
-    and the encoders import onnxruntime lazily, often after the first vector search."""
-    try:
-        import onnxruntime  # noqa: F401
-    except ImportError:
-        pass
+    """usearch.index, loaded after the shared C++ runtime is made global.
+
+    usearch's extension carries a static copy of libstdc++, and the unique symbols of that
+    copy (the locale facets' ids) are the ones a shared libstdc++ loaded later binds to:
+    ``import onnxruntime`` after usearch then crashes the process (usearch 2.26, onnxruntime
+    1.32), and the encoders import onnxruntime lazily, often after the first vector search.
+    With the shared libstdc++ loaded ``RTLD_GLOBAL`` first, both bind to its symbols. The
+    fix used before, importing onnxruntime first, cost a process that never encodes (one
+    served with query vectors) 19 MB. Where no shared libstdc++ loads, it is still that."""
+    _promote_cxx_runtime()
     import usearch.index
 
     return usearch.index
+
+
+def _promote_cxx_runtime() -> None:
+    import ctypes
+
+    try:
+        ctypes.CDLL("libstdc++.so.6", mode=os.RTLD_GLOBAL)
+    except (OSError, AttributeError):
+        try:
+            import onnxruntime  # noqa: F401
+        except ImportError:
+            pass
 
 
 def available() -> bool:
