@@ -275,3 +275,14 @@ def test_a_lexicon_built_without_its_tables_gets_the_same_ones_later(use):
     words = ["상태", "서버", "컴포넌트"]
     vectors = {w: full.vector_of(w) for w in words}
     assert kept.translate_words(words, vectors, "en", 0.5) == completed.translate_words(words, vectors, "en", 0.5)
+
+
+def test_every_word_finds_its_own_row_and_no_other():
+    """Rows are looked up by sorted string hashes, per language: each word its own row, a
+    word of another language's list none."""
+    from chaja.search.lexicon import Lexicon
+    words = {"en": [f"w{i}" for i in range(500)], "ko": [f"말{i}" for i in range(300)]}
+    lex = Lexicon(words, {lang: np.eye(len(ws), 8, dtype=np.float32) for lang, ws in words.items()})
+    assert all(lex._row("en", w) == i for i, w in enumerate(words["en"]))
+    assert all(lex._row("ko", w) == i for i, w in enumerate(words["ko"]))
+    assert lex._row("ko", "w3") is None and lex._row("en", "말3") is None and lex._row("fr", "w3") is None
