@@ -20,3 +20,19 @@ def test_each_text_is_decoded_once_while_it_is_among_the_last_kept():
     cache.clear()
     cache.get("b", decode)
     assert calls[-1] == "b"
+
+
+def test_a_salt_keeps_what_else_a_value_depends_on_apart():
+    """One text decoded for two purposes (the searcher's statistics blended with two prior
+    weights) is two values; each is decoded once."""
+    calls = []
+
+    def decode(salt):
+        return lambda text: calls.append((text, salt)) or f"{text}|{salt}"
+
+    cache = DecodedByDigest(keep=4)
+    assert cache.get("a", decode("0.5"), salt="0.5") == "a|0.5"
+    assert cache.get("a", decode("2"), salt="2") == "a|2"
+    assert cache.get("a", decode("none")) == "a|none"
+    assert cache.get("a", decode("again"), salt="0.5") == "a|0.5"
+    assert calls == [("a", "0.5"), ("a", "2"), ("a", "none")]

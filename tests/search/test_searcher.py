@@ -1,6 +1,7 @@
 """End to end over the fixture corpus with the real embedding model."""
 import pytest
 
+import numpy as np
 from chaja.search.searcher import QueryError
 
 
@@ -436,3 +437,34 @@ def test_the_other_languages_tail_yields_to_the_query_language(corpus_index):
             assert after[c] == pytest.approx(before[c] - 2.0 * g, abs=1e-9)
             yielded += 1
     assert yielded
+
+
+def test_background_is_the_blend_kept_without_the_decoded_statistics(corpus_index):
+    """The searcher's background statistics are the stored ones blended with the encoders'
+    shipped prior; what stays in memory is the blend, not the decoded arrays beside it
+    (3.1 MB of a store with four fields)."""
+    import gc
+    import tracemalloc
+
+    from chaja.search import background, background_prior
+    s = corpus_index.searcher()
+    weight = float(s.cfg.background_prior)
+    stored = background.decode(s.store.get_meta(background.META_KEY))
+    assert weight > 0 and stored
+    for field, got in s.background.items():
+        want = background_prior.blend(stored.get(field), s._prior(field), weight)
+        np.testing.assert_allclose(got["mean"], want["mean"], rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(got["cov"], want["cov"], rtol=1e-6, atol=1e-7)
+    from chaja.search.searcher import Searcher
+    fresh = Searcher(s.store, s.encoder, s.cfg, s.analyzer, s.aligned)     # as after a write
+    background._DECODED.clear()
+    del stored
+    tracemalloc.start()
+    try:
+        got = fresh.background
+        gc.collect()
+        kept, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    arrays = sum(a.nbytes for st in got.values() for a in (st["mean"], st["cov"]))
+    assert arrays > 1_000_000 and kept < arrays + 128 * 1024, (kept, arrays)

@@ -21,9 +21,10 @@ class DecodedByDigest(Generic[T]):
         self.keep = keep
         self._values: dict[bytes, T] = {}
 
-    def get(self, text: str, decode: Callable[[str], T]) -> T:
-        """``decode(text)``, computed once while the text is among the last ``keep``."""
-        key = hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+    def get(self, text: str, decode: Callable[[str], T], salt: str = "") -> T:
+        """``decode(text)``, computed once while the text is among the last ``keep``; ``salt``
+        names what else the value depends on (values of one text under two salts are two)."""
+        key = hashlib.blake2b(text.encode("utf-8"), digest_size=16, person=_person(salt)).digest()
         if key not in self._values:
             if len(self._values) >= self.keep:
                 self._values.pop(next(iter(self._values)))
@@ -32,3 +33,8 @@ class DecodedByDigest(Generic[T]):
 
     def clear(self) -> None:
         self._values.clear()
+
+
+def _person(salt: str) -> bytes:
+    """BLAKE2b's personalisation string (16 bytes at most) from any salt."""
+    return hashlib.blake2b(salt.encode("utf-8"), digest_size=16).digest() if salt else b""

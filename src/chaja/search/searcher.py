@@ -8,6 +8,7 @@ terms each chunk holds. The search itself runs as named stages in
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Callable, Mapping
 
 import numpy as np
@@ -45,7 +46,6 @@ class Searcher:
         self.rerank_cfg = rerank or RerankConfig()
         #: reranker spec → the reranker (``search.reranker``)
         self.rerankers = rerankers or (lambda spec: get_reranker(spec, self.rerank_cfg, self.encoder))
-        self._background: dict[str, dict] | None = None
         self._blended: dict[float, dict[str, dict]] = {}   # search.background_prior → blended statistics
         self._languages: set[str] | None = None
         self._means: dict[str, np.ndarray] | None = None
@@ -269,16 +269,20 @@ class Searcher:
         with ``search.background_prior`` vectors of the encoder's shipped prior pooled in
         (:mod:`chaja.search.background_prior`); a store indexed before they were recorded
         gets them computed here, in memory."""
-        if self._background is None:
-            self._background = background.decode(self.store.get_meta(background.META_KEY))
-            if not self._background:
-                self._background = {f: s for f, s in background.of_store(self.store).items() if s is not None}
         weight = float(self.cfg.background_prior)
         if weight not in self._blended:
-            blended = {f: background_prior.blend(self._background.get(f), self._prior(f), weight)
-                       for f in background.FIELDS}
-            self._blended[weight] = {f: s for f, s in blended.items() if s is not None}
+            text = self.store.get_meta(background.META_KEY)
+            salt = f"{weight}|{getattr(self.encoder, 'name', '')}|{getattr(self.aligned, 'name', '')}"
+            blend = functools.partial(self._blend, weight=weight)
+            self._blended[weight] = background.decode(text, blend, salt) if text else blend({})
         return self._blended[weight]
+
+    def _blend(self, stats: dict[str, dict], weight: float) -> dict[str, dict]:
+        """:attr:`background` from the decoded ``stats`` ({}: computed from the store)."""
+        if not stats:
+            stats = {f: s for f, s in background.of_store(self.store).items() if s is not None}
+        blended = {f: background_prior.blend(stats.get(f), self._prior(f), weight) for f in background.FIELDS}
+        return {f: s for f, s in blended.items() if s is not None}
 
     def _prior(self, field: str) -> dict | None:
         """The shipped prior of a field for the encoder that writes it (None where none ships)."""
