@@ -1,5 +1,6 @@
 """Each lexicon word's nearest word in another language, built once and updated."""
 import numpy as np
+import pytest
 
 from chaja.search import nearest_words
 
@@ -84,7 +85,11 @@ def test_both_ways_in_one_pass_are_the_two_scans(monkeypatch):
     assert ba_rows[0] == 2                                 # the first of the two equal rows
 
 
-def test_a_bounded_scan_answers_as_the_full_scan(monkeypatch):
+@pytest.mark.parametrize("score_block", [256, 3])
+def test_a_bounded_scan_answers_as_the_full_scan(monkeypatch, score_block):
+    """Whatever the rows scored at once (``score_block``: the scoring stops once the bounds
+    left cannot reach the best), the answer is the full scan's, equal rows the first."""
+    monkeypatch.setattr(nearest_words, "SCORE_BLOCK", score_block)
     rng = np.random.default_rng(11)
     mat = rng.standard_normal((500, 48)).astype(np.float32) * np.linspace(3, 0.2, 48, dtype=np.float32)
     mat = (mat / np.linalg.norm(mat, axis=1, keepdims=True)).astype(np.float16).astype(np.float32)   # not quite unit
@@ -100,6 +105,8 @@ def test_a_bounded_scan_answers_as_the_full_scan(monkeypatch):
         np.testing.assert_allclose(cos[reach], top[reach], rtol=1e-5)
         assert (rows[~reach] == -1).all() or (cos[~reach] < threshold).all()
     assert scan.nearest(mat[[40]], 0.5)[0][0] == 9                    # equal rows: the first
+    codes = scan.projected.codes
+    assert codes.dtype == np.int8 and codes.shape == (500, 8)       # a quarter of float32's bytes
 
 
 def test_a_bounded_scan_over_codes_never_holds_the_whole_float_matrix(monkeypatch):
@@ -119,3 +126,18 @@ def test_a_bounded_scan_over_codes_never_holds_the_whole_float_matrix(monkeypatc
     queries = kept[:40] + 0.2 * rng.standard_normal((40, 32)).astype(np.float32)
     for got, expected in zip(scan.nearest(queries, 0.3), want.nearest(queries, 0.3)):
         np.testing.assert_array_equal(got, expected)
+
+
+def test_a_bounded_scan_allows_for_the_rounding_of_its_projections():
+    """Rows that lie in the scan's basis differ only in their projections, kept rounded to
+    int8: the bound adds each row's rounding, and the answer stays the full scan's."""
+    rng = np.random.default_rng(23)
+    inside = rng.standard_normal((3000, 8)).astype(np.float32)
+    mat = np.zeros((3000, 48), np.float32)
+    mat[:, :8] = inside / np.linalg.norm(inside, axis=1, keepdims=True)
+    scan = nearest_words.BoundedScan(mat, dim=8)
+    assert float(scan.rest.max()) < 1e-3 and float(scan.error.max()) > 0
+    queries = mat[:300] + 0.05 * rng.standard_normal((300, 48)).astype(np.float32)
+    best, top = _full(queries, mat)
+    rows, cos = scan.nearest(queries, -2.0)
+    np.testing.assert_array_equal(rows, best)

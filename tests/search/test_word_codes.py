@@ -33,9 +33,20 @@ def test_word_rows_give_the_rebuilt_floats_and_their_products():
     assert np.allclose(rows @ q.T, floats @ q.T, atol=1e-6)
     assert np.allclose(rows @ q[0], floats @ q[0], atol=1e-6)
     assert np.allclose(rows.gram(), floats.astype(np.float64).T @ floats, atol=1e-6)
-    assert np.allclose(rows.squared_norms(), np.einsum("ij,ij->i", floats, floats), atol=1e-6)
 
 
 def test_codes_that_do_not_fit_their_scales_are_refused():
     with pytest.raises(ValueError):
         WordRows(np.zeros((3, 4), np.int8), np.ones(4, np.float32))
+
+
+def test_scaled_codes_round_rows_of_any_length_to_half_a_step():
+    """``scaled_codes`` keeps each row's length: the rounding of each number is at most half
+    its row's step ``max_j |v_j| / 127``; a zero row stays zero."""
+    from chaja.search.word_codes import scaled_codes
+    m = unit_rows(50, 16, seed=4) * np.linspace(0.01, 3, 50, dtype=np.float32)[:, None]
+    m[7] = 0
+    codes, scales = scaled_codes(m)
+    back = codes.astype(np.float32) * scales[:, None]
+    assert codes.dtype == np.int8 and np.abs(codes).max() == 127
+    assert np.all(np.abs(back - m) <= scales[:, None] / 2 + 1e-7) and not back[7].any()

