@@ -57,6 +57,8 @@ def test_the_shipped_priors_cover_the_default_encoders_fields(tmp_path):
         np.testing.assert_allclose(cov, cov.T, atol=1e-3)
         assert np.linalg.eigvalsh(cov).min() > -1e-3           # a covariance: symmetric, positive semi-definite
         assert 0.2 < float(np.linalg.norm(stats["mean"])) < 1.0   # unit vectors that share a direction
+    assert e5["chunk"]["cov"].dtype == np.float16                     # kept as shipped: half the bytes
+    assert background_prior.blend(None, e5["chunk"], 10.0)["cov"].dtype == np.float32
     assert background_prior.load("another-model@somewhere") == {}
     path = tmp_path / "m.npz"
     background_prior.save(path, {"chunk": e5["chunk"]})

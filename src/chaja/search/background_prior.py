@@ -42,7 +42,8 @@ def prior_path(encoder_name: str) -> Path:
 
 @functools.lru_cache(maxsize=8)
 def load(encoder_name: str) -> dict[str, dict]:
-    """field → {"n", "mean", "cov"} of the shipped prior for this encoder ({} when none ships)."""
+    """field → {"n", "mean", "cov"} of the shipped prior for this encoder ({} when none ships;
+    the covariance in float16, as shipped)."""
     path = prior_path(encoder_name)
     if not path.is_file():
         return {}
@@ -50,7 +51,7 @@ def load(encoder_name: str) -> dict[str, dict]:
     with np.load(path) as data:
         for field in sorted({name.split(".", 1)[0] for name in data.files}):
             mean = data[f"{field}.mean"].astype(np.float32)
-            cov = data[f"{field}.cov"].astype(np.float32)
+            cov = data[f"{field}.cov"]         # float16 as shipped (half the bytes kept): a blend widens it
             mean.flags.writeable = cov.flags.writeable = False
             out[field] = {"n": int(data[f"{field}.n"]), "mean": mean, "cov": cov}
     return out
@@ -88,7 +89,7 @@ def blend(store: dict | None, prior: dict | None, weight: float) -> dict | None:
     if prior is None or weight <= 0:
         return store
     if store is None:
-        return {"n": 0, "mean": prior["mean"], "cov": prior["cov"]}
+        return {"n": 0, "mean": prior["mean"], "cov": prior["cov"].astype(np.float32)}
     if store["mean"].size != prior["mean"].size:
         return store
     out = pooled([store, {"n": weight, "mean": prior["mean"], "cov": prior["cov"]}])

@@ -1,4 +1,4 @@
-"""Chunk id → row of a vector matrix, in 16 bytes a chunk instead of a dictionary's ~140.
+"""Chunk id → row of a vector matrix, in 12 bytes a chunk instead of a dictionary's ~140.
 
 Every search maps its candidates' chunk ids to rows of the chunk matrix. A dictionary of
 a million ids (the id strings decoded from the mapped vector file, and a hash table over
@@ -35,8 +35,9 @@ class IdRows:
     def _build(self, ids: Sequence[str]) -> None:
         self.ids = ids
         hashes = _hashes(ids, len(ids))
-        self._order = np.argsort(hashes, kind="stable")
-        self._sorted = hashes[self._order]
+        order = np.argsort(hashes, kind="stable")
+        self._sorted = hashes[order]
+        self._order = order.astype(np.int32) if len(order) < 2**31 else order    # half the bytes
         self._extra: dict[str, int] = {}
 
     def __len__(self) -> int:
