@@ -24,9 +24,11 @@ def test_every_id_has_its_row_and_an_unknown_one_none():
 def test_ids_whose_hashes_collide_are_told_apart(monkeypatch):
     # every id hashes to one of two values: the binary search lands among equal hashes
     monkeypatch.setattr(id_rows, "_hashes", lambda ids, n: np.fromiter((len(i) % 2 for i in ids), np.int64, n))
+    monkeypatch.setattr(id_rows, "_hash", lambda i: len(i) % 2)
     ids = ["a", "bb", "ccc", "dddd", "e", "ff"]
     index = IdRows(ids)
     assert index.rows(["e", "ff", "a", "ccc", "g", "hh"]).tolist() == [4, 5, 0, 2, -1, -1]
+    assert [index.get(i) for i in ("e", "ff", "a", "ccc", "g", "hh")] == [4, 5, 0, 2, -1, -1]   # one at a time
 
 
 def test_appended_rows_are_found_beside_the_arrays_and_after_a_rebuild(monkeypatch):
@@ -39,3 +41,5 @@ def test_appended_rows_are_found_beside_the_arrays_and_after_a_rebuild(monkeypat
     grown = grown + [f"c{i}" for i in range(12, 24)]
     index.extended(grown, 12)                          # 14 beside 24 rows: built again
     assert not index._extra and index.rows(grown).tolist() == list(range(24))
+    index.extended(grown + ["c24"], 24)
+    assert index.get("c24") == 24 and index.get("c5") == 5 and index.get("c25") == -1

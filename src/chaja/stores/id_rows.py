@@ -22,6 +22,10 @@ from chaja.stores.sqlite_vectors import ids_at
 REBUILD_SHARE = 0.125
 
 
+#: one id's hash (the arrays' are :func:`_hashes`)
+_hash = hash
+
+
 def _hashes(ids: Iterable[str], count: int) -> np.ndarray:
     return np.fromiter(map(hash, ids), dtype=np.int64, count=count)
 
@@ -75,7 +79,14 @@ class IdRows:
         return -1
 
     def get(self, cid: str, default: int = -1) -> int:
-        row = int(self.rows([cid])[0])
+        """The row of one id (a binary search on scalars: ``rows([cid])`` builds arrays
+        for it, 34 against 2 µs, and a search looks up its query words one by one)."""
+        row = -1
+        if self._sorted.size:
+            h = _hash(cid)
+            row = self._colliding(cid, h, int(self._sorted.searchsorted(h)))
+        if row < 0 and self._extra:
+            row = self._extra.get(cid, -1)
         return row if row >= 0 else default
 
     def __contains__(self, cid: str) -> bool:
