@@ -188,6 +188,27 @@ def test_mapped_ids_are_taken_by_row_as_they_are_read_one_by_one():
     assert sqlite_vectors.ids_at(names, rows) == sqlite_vectors.ids_at(ids, rows)
 
 
+def test_row_languages_answer_as_a_column_of_names_would():
+    """A mapped file's languages stay one-byte codes: equality, rows, the whole column and
+    iteration give what the names would, and a file written again from them renames only
+    the names still in use."""
+    names = np.array(["", "en", "ko", "zh"])
+    codes = np.array([2, 1, 2, 0, 2, 1], dtype=np.uint8)
+    langs = sqlite_vectors.RowLanguages(codes, names)
+    column = names[codes]
+    assert len(langs) == 6 and langs.shape == (6,)
+    for lang in ("ko", "en", "", "zh", "fr"):
+        np.testing.assert_array_equal(langs == lang, column == lang)
+    np.testing.assert_array_equal(langs[np.array([5, 0])], column[[5, 0]])
+    assert langs[3] == "" and list(langs) == column.tolist()
+    np.testing.assert_array_equal(np.asarray(langs), column)
+    np.testing.assert_array_equal(np.concatenate([langs, np.array(["ko"])]), np.append(column, "ko"))
+    kept, renamed = sqlite_vectors._language_codes(langs)
+    assert kept == ["", "en", "ko"] and [kept[i] for i in renamed] == column.tolist()
+    plain_names, plain_codes = sqlite_vectors._language_codes(column)     # as from a column of names
+    assert plain_names == kept and plain_codes.tolist() == renamed.tolist()
+
+
 def _file(store: SqliteStore, field: str):
     got = sqlite_vectors.read_recorded(store.path, field, store.get_meta(sqlite_vectors.record_key(field)),
                                        store_id=store._keywords.store_id)

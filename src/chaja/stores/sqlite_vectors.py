@@ -106,6 +106,40 @@ class ChunkIds(Sequence):
                 for lo, hi in zip(self._offsets[rows].tolist(), self._offsets[rows + 1].tolist())]
 
 
+class RowLanguages:
+    """Each row's language as the file keeps it: one-byte codes (mapped) and the names they
+    stand for. A string array of them took 8 bytes a row of the process's own memory (14 MB
+    for the four fields of a million-chunk store); this keeps none. It answers what a
+    search asks of a language column: ``langs == "ko"``, ``langs[rows]`` (names), ``len``,
+    and ``np.asarray(langs)`` (every name, for the rarer whole-column work)."""
+
+    __hash__ = None          # compared row by row, as an array is
+
+    def __init__(self, codes: np.ndarray, names: np.ndarray):
+        self.codes, self.names = codes, names
+
+    def __len__(self) -> int:
+        return int(self.codes.shape[0])
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.codes.shape
+
+    def __eq__(self, lang) -> np.ndarray:
+        found = np.flatnonzero(self.names == lang)
+        return self.codes == found[0] if found.size else np.zeros(len(self), dtype=bool)
+
+    def __getitem__(self, rows) -> np.ndarray:
+        return self.names[self.codes[rows]]
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        out = self.names[self.codes]
+        return out if dtype is None else out.astype(dtype, copy=False)
+
+    def __iter__(self):
+        return iter(self.names[self.codes].tolist())
+
+
 def ids_at(ids: Sequence[str], rows) -> list[str]:
     """``[ids[i] for i in rows]``, for a plain list of ids or a mapped :class:`ChunkIds`."""
     if isinstance(ids, ChunkIds):
@@ -153,20 +187,31 @@ def recorded_encoding(rec: dict) -> str:
 
 def _save(path: Path, field: str, matrix, ids: Sequence[str], langs: np.ndarray,
           rowids: np.ndarray, *, seq: int, store_id: str) -> None:
-    names = sorted({str(x) for x in langs})
-    code = {n: i for i, n in enumerate(names)}
+    names, lang_codes = _language_codes(langs)
     encoded = [c.encode("utf-8") for c in ids]
     offsets = np.concatenate([[0], np.cumsum([len(b) for b in encoded], dtype=np.int64)]).astype(np.int64)
     numbers = ({"codes": matrix.codes, "scales": matrix.scales, "offsets": matrix.offsets}
                if isinstance(matrix, ScaledInt8)
                else {"matrix": matrix.astype(np.float32, copy=False)})
     array_file.save(path, MAGIC, {
-        **numbers, "rowids": rowids.astype(np.int64),
-        # (a list, not np.fromiter over a generator: a KeyboardInterrupt raised inside one
-        # by Ctrl-C was seen lost there, the compaction going on as if nothing happened)
-        "langs": np.array([code[str(x)] for x in langs], dtype=np.uint8),
+        **numbers, "rowids": rowids.astype(np.int64), "langs": lang_codes,
         "ids": np.frombuffer(b"".join(encoded), dtype=np.uint8), "id_offsets": offsets,
     }, {"seq": seq, "store_id": store_id, "field": field, "lang_names": names})
+
+
+def _language_codes(langs) -> tuple[list[str], np.ndarray]:
+    """(the names in use, sorted; each row's place among them, one byte a row)."""
+    if isinstance(langs, RowLanguages):          # as read from a file: each code renamed, not each row
+        used = np.unique(langs.codes)
+        names = sorted(str(n) for n in langs.names[used])
+        renamed = np.zeros(max(len(langs.names), 1), np.uint8)
+        renamed[used] = [names.index(str(n)) for n in langs.names[used]]
+        return names, renamed[langs.codes]
+    names = sorted({str(x) for x in langs})
+    code = {n: i for i, n in enumerate(names)}
+    # (a list, not np.fromiter over a generator: a KeyboardInterrupt raised inside one
+    # by Ctrl-C was seen lost there, the compaction going on as if nothing happened)
+    return names, np.array([code[str(x)] for x in langs], dtype=np.uint8)
 
 
 class MissingVectors(ValueError):
@@ -210,5 +255,6 @@ def _load(path: Path, field: str, store_id: str, *, seq: int | None = None):
     # (a file written before the offsets were kept holds symmetric codes: offset 0)
     matrix = ScaledInt8(arrays["codes"], arrays["scales"], arrays.get("offsets")) if "codes" in arrays \
         else arrays["matrix"]
-    return (matrix, ChunkIds(arrays["ids"], arrays["id_offsets"]),
-            names[arrays["langs"]] if arrays["langs"].size else np.zeros(0, names.dtype), arrays["rowids"])
+    if arrays["langs"].size and int(arrays["langs"].max()) >= names.size:
+        raise ValueError("a row's language code names no language")
+    return matrix, ChunkIds(arrays["ids"], arrays["id_offsets"]), RowLanguages(arrays["langs"], names), arrays["rowids"]
