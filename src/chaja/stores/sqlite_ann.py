@@ -42,6 +42,7 @@ when the raw query walks the projected graph).
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Callable
@@ -105,6 +106,7 @@ def usearch_module():
     return usearch.index
 
 
+@functools.cache
 def _promote_cxx_runtime() -> None:
     import ctypes
 
