@@ -82,13 +82,3 @@ def test_terms_whose_hashes_collide_are_merged_by_their_bytes():
     merged = postings.merge([(a, np.ones(1, bool)), (b, np.ones(1, bool))])
     assert sorted(merged.terms()) == ["apple", "pear"]
     assert merged.postings("apple")[1].tolist() == [[0, 0, 2]] and merged.postings("pear")[1].tolist() == [[0, 0, 1]]
-
-
-def test_remembered_slots_are_the_slots_looked_up_and_stay_bounded(monkeypatch):
-    monkeypatch.setattr(postings, "SLOT_MEMO", 3)
-    words = [f"w{i}" for i in range(10)]
-    seg = postings.build([(i, "en", "", "", " ".join(words[: i + 1])) for i in range(10)])
-    asked = words + ["absent", "w3", "w0", "absent"]
-    assert [seg.term_slot(w) for w in asked] == [seg._find_slot(w) for w in asked]
-    assert seg.term_slot("absent") == -1 and len(seg._slots) <= 3
-    assert [len(seg.postings(w)[0]) for w in words] == list(range(10, 0, -1))

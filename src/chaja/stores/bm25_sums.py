@@ -3,7 +3,7 @@
 Summing a query's weights into a fresh array the size of a segment (``bincount``) costs in
 the segment's rows whatever the query: at a million rows, 1–2 ms of zeroing, faulting pages
 in and scanning for the rows hit. A segment instead lends each search a pair of per-row
-arrays (:attr:`~chaja.stores.postings.Segment.scratch`: the totals and a hit mask, 9 bytes a
+arrays (:attr:`~chaja.stores.postings_segment.Segment.scratch`: the totals and a hit mask, 9 bytes a
 row), which the search gives back cleared at the rows it touched: the cost is in the
 postings. Summed term by term in query order, the totals are the same to the last bit as
 ``bincount``'s.
