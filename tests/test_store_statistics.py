@@ -81,3 +81,9 @@ def test_a_bulk_load_stopped_between_the_mark_and_the_lexicon_still_gets_its_tab
     assert store_statistics.tables_deferred(store) and store.get_meta(lexicon.META_KEY) == before
     assert store_statistics.complete_lexicon(store) and not store_statistics.tables_deferred(store)
     assert lexicon.decode(store.get_meta(lexicon.META_KEY)).nearest
+
+
+def test_the_deferred_work_splits_into_vector_fields_and_the_tables():
+    assert store_statistics.split_deferred(["chunk", "translation tables", "heading"]) == (["chunk", "heading"], True)
+    assert store_statistics.split_deferred(["aligned"]) == (["aligned"], False)
+    assert store_statistics.split_deferred([]) == ([], False)

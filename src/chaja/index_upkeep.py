@@ -57,7 +57,7 @@ class IndexUpkeep:
         """Build what a bulk load deferred (:meth:`deferred_graphs`), the graphs with the compaction
         they belong to (which also does the upkeep that waits: :meth:`pending_upkeep`)."""
         fields = self.deferred_graphs()
-        if [f for f in fields if f != store_statistics.TABLES_LABEL] or self.pending_upkeep():
+        if store_statistics.split_deferred(fields)[0] or self.pending_upkeep():
             self.store.compact(force=True, progress=progress)
         store_statistics.complete_lexicon(self.store)
         self._searcher = None

@@ -84,6 +84,12 @@ def record_lexicon(store: Store, aligned: Encoder | None, tables: bool = True) -
         _mark_tables(store, deferred=False)
 
 
+def split_deferred(deferred: list[str]) -> tuple[list[str], bool]:
+    """(the vector fields among ``deferred`` (:meth:`Index.deferred_graphs`), whether the
+    translation tables are among them)."""
+    return [f for f in deferred if f != TABLES_LABEL], TABLES_LABEL in deferred
+
+
 def tables_deferred(store: Store) -> bool:
     """Whether the store's lexicon waits for the nearest-word tables a bulk load left out."""
     return store.get_meta(TABLES) == "deferred"

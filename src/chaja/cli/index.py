@@ -11,7 +11,7 @@ from chaja import progress
 from chaja.cli.common import add_common_options, load_config, open_index, store_files
 from chaja.cli.output import report_loading, terminal_safe
 from chaja.loaders import LoadReport
-from chaja.store_statistics import TABLES_LABEL
+from chaja.store_statistics import split_deferred
 
 #: schema of ``chaja index --json``; fields are only ever added
 INDEX_SCHEMA = "chaja.index/1"
@@ -115,11 +115,11 @@ def print_index_report(report, load_report: LoadReport, stats, deferred: list[st
           + (" (" + ", ".join(f"{k} {n}" for k, n in load_report.formats.most_common()) + ")"
              if load_report.formats else ""), file=out)
     print(f"time: {report.seconds:.1f} s", file=out)
-    graphs = [f for f in deferred if f != TABLES_LABEL]
+    graphs, tables = split_deferred(deferred)
     if graphs:
         print(f"vector graphs deferred: {', '.join(graphs)}; searches read those vectors exactly until "
               f"`chaja optimize {store}` builds them", file=out)
-    if TABLES_LABEL in deferred:
+    if tables:
         print(f"translation tables deferred: each query word is looked for in the lexicon (the same "
               f"translations, a little slower) until `chaja optimize {store}` builds them", file=out)
     if report.discarded_staged:

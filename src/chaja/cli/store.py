@@ -8,7 +8,7 @@ import time
 
 from chaja.cli.common import add_common_options, load_config, open_existing, store_files
 from chaja.cli.output import STATS_SCHEMA, delete_each, print_stats
-from chaja.store_statistics import TABLES_LABEL
+from chaja.store_statistics import split_deferred
 
 
 def add_optimize_command(sub) -> None:
@@ -69,8 +69,7 @@ def cmd_optimize(args: argparse.Namespace) -> int:
         pending, size = idx.pending_upkeep(), _on_disk(args.store)
         moving, packing, stale_keywords = ("vectors" in pending), ("text" in pending), ("keywords" in pending)
         built = idx.build_graphs(progress=tell)
-        tables = TABLES_LABEL in built
-        built = [f for f in built if f != TABLES_LABEL]
+        built, tables = split_deferred(built)
         left = idx.deferred_graphs()
         reclaim = getattr(idx.store, "reclaim_space", None)
         freed = reclaim() if reclaim is not None else 0

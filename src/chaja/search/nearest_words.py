@@ -159,13 +159,13 @@ class BoundedScan:
         """For each row of ``q``: the row of the matrix with the highest inner product and that
         product, or (-1, -inf) where no row reaches ``threshold``."""
         qp = q @ self.basis
-        rest = _rest(q, qp)
+        rest, qp_norm = _rest(q, qp), np.linalg.norm(qp, axis=1)
         rows = np.full(len(q), -1, dtype=np.int32)
         cos = np.full(len(q), -np.inf, dtype=np.float32)
         for i in range(len(q)):       # one matrix-vector product each: a few rows at once are a slow GEMM
             approx = self.projected @ qp[i]
             low = float(self.mat[int(approx.argmax())] @ q[i])
-            bound = approx + (rest[i] * self.rest + float(np.linalg.norm(qp[i])) * self.error)
+            bound = approx + (rest[i] * self.rest + qp_norm[i] * self.error)
             cand = np.flatnonzero(bound >= max(low, threshold) - SCAN_SLACK)
             if cand.size:
                 rows[i], cos[i] = self._best(cand, bound[cand], q[i])

@@ -19,23 +19,27 @@ BLOCK = 4096
 PRODUCT_BYTES = 1 << 20
 
 
-def row_codes(mat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(codes, scales) of each row of ``mat`` (see the module's docstring)."""
+def _peak_codes(mat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(``round(127 · v / max_j |v_j|)`` of each row ``v``, each row's ``max_j |v_j|``)."""
     mat = np.asarray(mat, dtype=np.float32)
     peak = np.abs(mat).max(axis=1) if mat.size else np.zeros(len(mat), np.float32)
     safe = np.where(peak > 0, peak, 1.0)[:, None]
-    codes = np.clip(np.rint(LEVELS * mat / safe), -LEVELS, LEVELS).astype(np.int8)
+    return np.clip(np.rint(LEVELS * mat / safe), -LEVELS, LEVELS).astype(np.int8), peak
+
+
+def row_codes(mat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, scales) of each row of ``mat`` (see the module's docstring)."""
+    codes, _ = _peak_codes(mat)
     length = np.linalg.norm(codes.astype(np.float32), axis=1)
     return codes, np.where(length > 0, 1.0 / np.maximum(length, 1e-12), 1.0).astype(np.float32)
 
 
 def scaled_codes(mat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(codes, scales) with ``scales · codes`` the nearest to ``mat`` row by row: the scale
-    ``max_j |v_j| / 127`` (rows of any length; :func:`row_codes` keeps unit rows)."""
-    mat = np.asarray(mat, dtype=np.float32)
-    peak = np.abs(mat).max(axis=1) if mat.size else np.zeros(len(mat), np.float32)
-    scales = np.where(peak > 0, peak / LEVELS, 1.0).astype(np.float32)
-    return np.clip(np.rint(mat / scales[:, None]), -LEVELS, LEVELS).astype(np.int8), scales
+    """(codes, scales) with ``scales · codes`` the nearest to ``mat`` row by row: the same
+    codes as :func:`row_codes`, with the scale ``max_j |v_j| / 127`` (rows of any length;
+    :func:`row_codes` keeps unit rows)."""
+    codes, peak = _peak_codes(mat)
+    return codes, np.where(peak > 0, peak / LEVELS, 1.0).astype(np.float32)
 
 
 def as_kept(mat: np.ndarray) -> np.ndarray:
