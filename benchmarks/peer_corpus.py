@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from chaja.stores.text_packing import TextPacking
+
 FIELDS = ("vector", "heading_vector", "aligned_vector", "aligned_heading_vector")
 NOISE = 0.3
 
@@ -31,12 +33,13 @@ def read_pool(sources: list[Path]) -> list[dict]:
         # the analysed terms: chunk_terms since schema 7, an FTS5 table before
         terms = "chunk_terms" if db.execute("SELECT 1 FROM sqlite_schema WHERE name = 'chunk_terms'").fetchone() \
             else "chunks_fts"
+        unpack = TextPacking(db).unpack      # text and body terms may be zstd frames (text_packing)
         for row in db.execute(
                 "SELECT c.id, c.title, c.heading, c.text, c.lang, c.vector, c.heading_vector, c.aligned_vector,"
                 f" c.aligned_heading_vector, f.title, f.heading, f.body FROM chunks c"
                 f" JOIN {terms} f ON f.rowid = c.rowid ORDER BY c.rowid"):
-            item = {"id": f"{src.stem}:{row[0]}", "title": row[1], "heading": json.loads(row[2]), "text": row[3],
-                    "lang": row[4] or "", "terms": (row[9], row[10], row[11])}
+            item = {"id": f"{src.stem}:{row[0]}", "title": row[1], "heading": json.loads(row[2]), "text": unpack(row[3]),
+                    "lang": row[4] or "", "terms": (row[9], row[10], unpack(row[11], "terms"))}
             for name, blob in zip(FIELDS, row[5:9]):
                 # an empty blob: the vector is in the field's file (read below); a store of one
                 # language holds no aligned vectors (and no aligned_dim)
