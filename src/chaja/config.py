@@ -82,6 +82,7 @@ class SearchConfig:
     language_softness: float = 0.25     # ... and its tau
     keyword_neutral_depth: int = 5      # calibrated fusion: other-language chunks get the mean keyword value of this many own-language ones nearest them in vector evidence (0 = off)
     keyword_neutral_best: float = 1.0   # calibrated fusion: that neutral value leans on the best own-language keyword value by this times 1 − g(q) (0–1)
+    keyword_share_power: float = 1.5    # calibrated fusion: the keyword evidence K(c) = share(c)^p · bm25(c) / max bm25, share(c) the share of the query's content terms the chunk holds (chaja.search.calibrated.keyword_values)
     keyword_floor: float = 0.5          # calibrated fusion: the keyword list keeps at least this share of its weight whatever g(q); other languages still take the neutral value (0–1)
     other_language_keep: int = 2        # calibrated fusion: the other languages' best this many documents keep their place ...
     other_language_yield: float = 2.0   # ... and their other candidates give up this times g(q) to the query's language (chaja.search.calibrated.other_language_tail; 0 = off)
@@ -140,7 +141,7 @@ REQUEST_SETTINGS = [
     "now", "chunk_cap", "language_projection", "heading_list", "aligned_list", "aligned_heading_list",
     "cross_language_keyword", "cross_language_vector", "list_weights", "calibrated_weights", "multipart",
     "translated_keyword", "translation_threshold", "feedback_weight", "feedback_depth", "feedback_limit",
-    "keyword_hold", "keyword_floor", "other_language_keep", "other_language_yield",
+    "keyword_hold", "keyword_floor", "keyword_share_power", "other_language_keep", "other_language_yield",
     "min_probability",
 ]
 
@@ -285,6 +286,7 @@ BOUNDS = {
     "search.heading_weight": (0, None), "search.reserved_keyword_share": (0, 1), "search.chunk_cap": (0, None),
     "search.keyword_neutral_depth": (0, 10_000), "search.keyword_neutral_best": (0.0, 1.0),
     "search.keyword_hold": (0.0, 1.0), "search.keyword_floor": (0.0, 1.0), "search.min_probability": (0.0, 1.0),
+    "search.keyword_share_power": (0.0, 8.0),
     "search.relevance_gap": (0.0, None),
     "search.background_prior": (0.0, None),
     "search.translated_keyword": (0.0, None), "search.translation_threshold": (-1.0, 1.0),

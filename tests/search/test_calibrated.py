@@ -36,6 +36,17 @@ def test_keyword_values_weigh_bm25_by_the_share_of_terms_held():
     assert keyword_evidence(["a", "b", "x"], [hits, title], {"a": 1.0, "b": 0.5}).tolist() == [1.0, 0.25, 0.0]
 
 
+def test_the_share_of_terms_held_counts_to_the_configured_power():
+    """K(c) = share^p · s / max s: at p = 1.5 a chunk holding a quarter of the terms keeps
+    1/8 of its BM25 share (1/16 at the square), and the best hit holding every term stays 1."""
+    hits = [Hit("a", 8.0), Hit("b", 8.0), Hit("c", 4.0)]
+    shares = {"a": 1.0, "b": 0.25, "c": 0.25}
+    assert keyword_values(hits, shares, 1.5) == {"a": 1.0, "b": 0.125, "c": 0.0625}
+    assert keyword_values(hits, shares, 2.0) == {"a": 1.0, "b": 0.0625, "c": 0.03125}
+    assert keyword_values(hits, shares, 0.0) == {"a": 1.0, "b": 1.0, "c": 0.5}     # BM25 alone
+    assert keyword_evidence(["c", "b"], [hits], shares, 1.5).tolist() == [0.0625, 0.125]
+
+
 def test_language_share_falls_as_another_language_overtakes():
     own = np.array([True, False])                         # ko1, en1 for a Korean query
     lead = language_share(np.array([9.0, 3.0]), own, d0=-1.0, tau=0.25)

@@ -345,7 +345,7 @@ def test_calibrated_score_is_recomputed_from_the_store(corpus_index, off):
     kw = s.keyword_list(res.terms, cfg.candidates)
     found = s.store.chunk_terms([h.chunk_id for h in kw])
     shares = {c: len(set(res.terms) & t) / len(set(res.terms)) for c, t in found.items()}
-    kv = keyword_values(kw, shares)
+    kv = keyword_values(kw, shares, cfg.keyword_share_power)
     g = res.signals["keyword_share"]
     for c in res.chunks:
         cid = c.chunk.id
@@ -354,6 +354,41 @@ def test_calibrated_score_is_recomputed_from_the_store(corpus_index, off):
             + w["keyword"] * g * kv.get(cid, 0.0)
         assert c.score == pytest.approx(expect, abs=1e-4)
     assert [c.score for c in res.chunks] == sorted((c.score for c in res.chunks), reverse=True)
+
+
+def test_the_keyword_share_power_sets_how_much_a_partial_match_counts(corpus_index):
+    """``search.keyword_share_power`` reaches the fusion: a chunk holding some of the query's
+    content terms gains w_K · m(q) · (share^1 − share^2) · s / max s at p = 1 over p = 2,
+    and a chunk of the query's language holding every term or none scores the same at both."""
+    from chaja.search.calibrated import keyword_values
+    cfg = corpus_index.config.search
+    q = "자기주식 소각 결정 공시 일정"
+    saved = (cfg.keyword_share_power, cfg.keyword_neutral_depth, cfg.feedback_weight, cfg.other_language_yield)
+    cfg.keyword_neutral_depth, cfg.feedback_weight, cfg.other_language_yield = 0, 0.0, 0.0
+    try:
+        runs = {}
+        for p in (1.0, 2.0):
+            cfg.keyword_share_power = p
+            res = corpus_index.search(q)
+            # the query's own language: the translated list's addition to the other's depends on p too
+            runs[p] = ({c.chunk.id: c.score for c in res.chunks if c.chunk.lang == "ko"},
+                       res.signals["keyword_share"], res.terms)
+    finally:
+        cfg.keyword_share_power, cfg.keyword_neutral_depth, cfg.feedback_weight, cfg.other_language_yield = saved
+    (one, g, terms), (two, g2, _) = runs[1.0], runs[2.0]
+    assert g == pytest.approx(g2)
+    s = corpus_index.searcher()
+    kw = s.keyword_list(terms, cfg.candidates)
+    found = s.store.chunk_terms([h.chunk_id for h in kw])
+    shares = {c: len(set(terms) & t) / len(set(terms)) for c, t in found.items()}
+    k1, k2 = keyword_values(kw, shares, 1.0), keyword_values(kw, shares, 2.0)
+    gap = {c: k1[c] - k2[c] for c in k1}
+    m = cfg.keyword_floor + (1 - cfg.keyword_floor) * g
+    partial = [c for c in one if c in two and 0 < shares.get(c, 0) < 1]
+    assert partial, "the query should have a result that holds some of its terms"
+    for c in set(one) & set(two):
+        assert one[c] - two[c] == pytest.approx(cfg.calibrated_weights["keyword"] * m * gap.get(c, 0.0), abs=1e-4)
+    assert any(one[c] > two[c] + 1e-3 for c in partial)
 
 
 def test_a_query_that_normalisation_expands_past_the_limit_is_refused(corpus_index):

@@ -12,12 +12,14 @@ language for the keyword list) 0 from that list. Calibrated fusion instead:
    a chunk with no heading takes its own passage's z as its heading z
    (``heading`` ← ``chunk``, ``aligned_heading`` ← ``aligned``);
 4. sums the vector evidence ``V(c) = Σ_f w_f · z_f(c)``;
-5. adds the keyword evidence, BM25 over the list's best times the square of the
+5. adds the keyword evidence, BM25 over the list's best times a power of the
    share of the query's content terms the chunk holds
-   (``K(c) = share(c)² · s(c) / max s`` in [0, 1], 0 outside the keyword list: a
-   chunk that holds one of five words counts at most 0.04, the best BM25 hit
-   holding them all 1), weighed per query by how much the query's own language
-   is where the answer is:
+   (``K(c) = share(c)^p · s(c) / max s`` in [0, 1], 0 outside the keyword list,
+   p = ``search.keyword_share_power``, 1.5: a chunk that holds one of five words
+   counts at most 0.09, the best BM25 hit holding them all 1; p = 2 counted a
+   chunk holding 5 of 7 words 0.51 against 0.60, and lost natural questions, which
+   seldom reuse every content word, to vector evidence), weighed per query by how
+   much the query's own language is where the answer is:
 
        score(c) = V(c) + w_K · m(q) · K(c),   m(q) = f + (1 − f) · g(q),
        g(q) = 1 − σ((max_{c ∉ L(q)} V(c) − max_{c ∈ L(q)} V(c) − d₀) / τ),
@@ -86,15 +88,15 @@ def logistic(x: float) -> float:
     return e / (1.0 + e)
 
 
-def keyword_values(hits: Sequence[Hit], shares: Mapping[str, float]) -> dict[str, float]:
-    """K(c) = share(c)² · s(c) / max s for the chunks of the keyword list (``shares``:
+def keyword_values(hits: Sequence[Hit], shares: Mapping[str, float], power: float = 2.0) -> dict[str, float]:
+    """K(c) = share(c)^power · s(c) / max s for the chunks of the keyword list (``shares``:
     chunk → share of the query's content terms it holds)."""
     top = max((h.score for h in hits), default=0.0)
     if top <= 0:
         return {}
     out: dict[str, float] = {}
     for h in hits:
-        out.setdefault(h.chunk_id, shares.get(h.chunk_id, 0.0) ** 2 * max(h.score, 0.0) / top)
+        out.setdefault(h.chunk_id, shares.get(h.chunk_id, 0.0) ** power * max(h.score, 0.0) / top)
     return out
 
 
@@ -191,9 +193,11 @@ def calibrated_evidence(candidates: Sequence[str], z: Mapping[str, np.ndarray], 
                         keyword: Sequence[Hit], shares: Mapping[str, float], *, also: Sequence[Sequence[Hit]] = (),
                         weights: Mapping[str, float], d0: float, tau: float,
                         translated: Mapping[str, float] | None = None, translated_weight: float = 0.0,
-                        own_coverage: float = 0.0, hold: float = 0.0, hold_floor: float = 0.5) -> Evidence:
-    """The evidence :func:`calibrated_arrays` fuses (its arguments, less the fusion's own)."""
-    kv = keyword_evidence(candidates, [keyword, *also], shares)
+                        own_coverage: float = 0.0, hold: float = 0.0, hold_floor: float = 0.5,
+                        share_power: float = 2.0) -> Evidence:
+    """The evidence :func:`calibrated_arrays` fuses (its arguments, less the fusion's own;
+    ``share_power``: p of K(c))."""
+    kv = keyword_evidence(candidates, [keyword, *also], shares, share_power)
     vector = vector_evidence(z, weights, len(candidates))
     g = held_share(language_share(vector, own, d0, tau), own_coverage, hold, hold_floor) \
         if keyword or any(also) else 0.0
@@ -271,7 +275,8 @@ def calibrated_arrays(candidates: Sequence[str], z: Mapping[str, np.ndarray], ow
                       best_rank: Mapping[str, int], neutral_depth: int = 5, neutral_best_share: float = 1.0,
                       translated: Mapping[str, float] | None = None,
                       translated_weight: float = 0.0, own_coverage: float = 0.0, hold: float = 0.0,
-                      hold_floor: float = 0.5, keyword_floor: float = 0.0) -> tuple[list[tuple[str, float]], float]:
+                      hold_floor: float = 0.5, keyword_floor: float = 0.0,
+                      share_power: float = 2.0) -> tuple[list[tuple[str, float]], float]:
     """Fused (chunk id, score) best first, and g(q), the keyword list's share for this query.
     ``candidates`` sorted by id; ``z``: field → z-scores aligned with them (NaN: no vector);
     ``own``: which of them are in the query's language; ``also``: further keyword-like
@@ -279,11 +284,11 @@ def calibrated_arrays(candidates: Sequence[str], z: Mapping[str, np.ndarray], ow
     the translated keyword lists, added with ``translated_weight`` to chunks outside the
     query's language; ``own_coverage``: the largest share of the query's terms one of
     the keyword list's best chunks in the query's language holds, which holds g(q) up to
-    ``hold`` (:func:`held_share`); ``keyword_floor``: f of m(q). Ties keep the best single
-    rank, then the id."""
+    ``hold`` (:func:`held_share`); ``keyword_floor``: f of m(q); ``share_power``: p of K(c).
+    Ties keep the best single rank, then the id."""
     ev = calibrated_evidence(candidates, z, own, keyword, shares, also=also, weights=weights, d0=d0, tau=tau,
                              translated=translated, translated_weight=translated_weight,
-                             own_coverage=own_coverage, hold=hold, hold_floor=hold_floor)
+                             own_coverage=own_coverage, hold=hold, hold_floor=hold_floor, share_power=share_power)
     scores = calibrated_scores(ev, own, keyword_weight=keyword_weight, neutral_depth=neutral_depth,
                                neutral_best_share=neutral_best_share, keyword_floor=keyword_floor)
     return fused_order(candidates, scores, np.array([best_rank[c] for c in candidates])), ev.g
@@ -301,10 +306,10 @@ def calibrated(z: Mapping[str, Mapping[str, float]], keyword: Sequence[Hit], sha
 
 
 def keyword_evidence(candidates: Sequence[str], lists: Sequence[Sequence[Hit]],
-                     shares: Mapping[str, float]) -> np.ndarray:
+                     shares: Mapping[str, float], power: float = 2.0) -> np.ndarray:
     """K of each candidate: its best :func:`keyword_values` over the keyword-like ``lists``, 0 in none."""
     kv: dict[str, float] = {}
     for hits in lists:
-        for c, v in keyword_values(hits, shares).items():
+        for c, v in keyword_values(hits, shares, power).items():
             kv[c] = max(kv.get(c, 0.0), v)
     return np.array([kv.get(c, 0.0) for c in candidates], dtype=np.float64)

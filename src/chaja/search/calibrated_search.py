@@ -33,14 +33,15 @@ FIELD_OF_LIST = {"vector": "chunk", "heading": "heading", "aligned": "aligned", 
 def translated_values(s: Searcher, translated: dict[str, tuple[list[Hit], list[list[str]]]]) -> dict[str, float]:
     """K_T(c) of the chunks of the translated lists (:func:`calibrated.keyword_values`, with
     the share of the query's words the chunk holds in translation: the mean over the
-    words of the share of the word's terms it holds, 0 for a word left untranslated)."""
+    words of the share of the word's terms it holds, 0 for a word left untranslated;
+    raised to the power ``search.keyword_share_power``, as the native list's share is)."""
     out: dict[str, float] = {}
     for hits, groups in translated.values():
         terms = list(dict.fromkeys(t for g in groups for t in g))
         held = s.terms_memo(terms)([h.chunk_id for h in hits])
         shares = {c: sum(len(t.intersection(g)) / len(g) for g in groups if g) / len(groups)
                   for c, t in held.items()}
-        for c, v in keyword_values(hits, shares).items():
+        for c, v in keyword_values(hits, shares, s.cfg.keyword_share_power).items():
             out[c] = max(out.get(c, 0.0), v)
     return out
 
@@ -95,7 +96,8 @@ def calibrated_fusion(s: Searcher, lists: dict[str, list[Hit]], queries: dict[st
     ev = calibrated_evidence(candidates, z, own, keyword, shares, also=[title] if title else [], weights=weights,
                              d0=cfg.language_margin, tau=cfg.language_softness, translated=translated,
                              translated_weight=cfg.translated_keyword, own_coverage=own_coverage,
-                             hold=cfg.keyword_hold, hold_floor=cfg.gate_share)
+                             hold=cfg.keyword_hold, hold_floor=cfg.gate_share,
+                             share_power=cfg.keyword_share_power)
     fusion = {"keyword_weight": cfg.calibrated_weights.get("keyword", 1.0),
               "neutral_depth": cfg.keyword_neutral_depth, "neutral_best_share": cfg.keyword_neutral_best,
               "keyword_floor": cfg.keyword_floor}

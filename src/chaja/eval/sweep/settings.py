@@ -56,6 +56,7 @@ DEFAULT_SETTINGS: tuple[Setting, ...] = (
     _s("keyword_neutral_best", 0.0, 0.5, 1.0, needs="languages"),
     _s("keyword_hold", 0.0, 0.5, 1.0, needs="languages"),
     _s("keyword_floor", 0.0, 0.5, 1.0, needs="languages"),
+    _s("keyword_share_power", 1.0, 1.5, 2.0),
     _s("background_prior", 0.0, 100.0, 500.0),
     _s("translated_keyword", 0.0, 2.0, 4.0, 8.0, needs="languages"),
     _s("translation_threshold", 0.6, 0.7, 0.8, needs="languages"),
