@@ -92,13 +92,18 @@ def test_the_translation_lexicon_is_recorded_for_a_store_of_two_languages_only(t
         assert again is not None and again.words == lex.words
         for pair, (rows, _) in lex.nearest.items():
             np.testing.assert_array_equal(again.nearest[pair][0], rows)
-        raw = json.loads(idx.store.get_meta(lexicon.META_KEY))
+        assert isinstance(idx.store.get_meta(lexicon.META_KEY), bytes)     # packed (chaja.meta_arrays)
+        raw = json.loads(lexicon.encode(again))          # its text form, as recorded before the tables
         for entry in raw.values():
             del entry["nearest"]                   # as recorded before the nearest-word tables
         idx.store.set_meta(lexicon.META_KEY, json.dumps(raw, ensure_ascii=False))
         assert not lexicon.is_current(idx.store.get_meta(lexicon.META_KEY))
         idx.add([corpus])                          # nothing to index: the tables are added
         assert set(lexicon.decode(idx.store.get_meta(lexicon.META_KEY)).nearest) == set(lex.nearest)
+        idx.store.set_meta(lexicon.META_KEY, lexicon.encode(lex))   # current, as text (base64 JSON)
+        idx.add([corpus])                          # nothing to index: packed, from its own vectors
+        assert isinstance(idx.store.get_meta(lexicon.META_KEY), bytes)
+        assert lexicon.decode(idx.store.get_meta(lexicon.META_KEY)).words == lex.words
     one = tmp_path / "ko"
     one.mkdir()
     (one / "a.md").write_text("# 보증\n\n보증 기간은 구입일로부터 2년입니다. 보증 기간 안에는 무상 수리를 받습니다.\n",

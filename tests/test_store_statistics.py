@@ -83,6 +83,26 @@ def test_a_bulk_load_stopped_between_the_mark_and_the_lexicon_still_gets_its_tab
     assert lexicon.decode(store.get_meta(lexicon.META_KEY)).nearest
 
 
+def test_a_lexicon_recorded_as_text_is_packed_without_the_encoder(store, use):
+    """A store written by a version that kept the lexicon as base64 JSON moves to the packed
+    form (chaja.meta_arrays) at its next index run, from the recorded vectors alone; a store
+    that cannot keep bytes keeps the text."""
+    built = lexicon.of_store(store, use)
+    store.set_meta(lexicon.META_KEY, lexicon.encode(built))                    # as recorded before
+    store.binary_meta = False                                                # (a store that keeps text)
+    assert not store_statistics.repack_lexicon(store)
+    assert isinstance(store.get_meta(lexicon.META_KEY), str)
+    del store.binary_meta
+    assert store_statistics.repack_lexicon(store)
+    packed = store.get_meta(lexicon.META_KEY)
+    assert isinstance(packed, bytes) and lexicon.is_current(packed)
+    back = lexicon.decode(packed)
+    assert back.words == built.words and set(back.nearest) == set(built.nearest)
+    for pair, (rows, cos) in built.nearest.items():
+        np.testing.assert_array_equal(back.nearest[pair][0], rows)
+    assert not store_statistics.repack_lexicon(store)                        # once
+
+
 def test_the_deferred_work_splits_into_vector_fields_and_the_tables():
     assert store_statistics.split_deferred(["chunk", "translation tables", "heading"]) == (["chunk", "heading"], True)
     assert store_statistics.split_deferred(["aligned"]) == (["aligned"], False)

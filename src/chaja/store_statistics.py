@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from chaja import meta_arrays
 from chaja.encoders.base import Encoder
 from chaja.language_means import META_KEY, decode_means, encode_means
 from chaja.search import background, lexicon
@@ -45,6 +46,7 @@ def record(store: Store, aligned: Callable[[], Encoder | None], drift: float, ch
             and lexicon.is_current(store.get_meta(lexicon.META_KEY))):
         then = json.loads(recorded)
         if then["langs"] == json.loads(shape)["langs"] and _within(drift, stats.chunks, then):
+            repack_lexicon(store)
             done(store)
             return
     stage("vector statistics")
@@ -79,9 +81,24 @@ def record_lexicon(store: Store, aligned: Encoder | None, tables: bool = True) -
     built = lexicon.of_store(store, aligned, previous, tables)
     if not tables:          # marked first: a crash between the two leaves tables to build, never tables missed
         _mark_tables(store, deferred=True)
-    store.set_meta(lexicon.META_KEY, lexicon.encode(built))
+    store.set_meta(lexicon.META_KEY, lexicon.encode(built, binary=meta_arrays.stores_bytes(store)))
     if tables:
         _mark_tables(store, deferred=False)
+
+
+def repack_lexicon(store: Store) -> bool:
+    """Rewrite a lexicon recorded as text (base64 in JSON) as one packed value, in a store
+    that keeps bytes (:mod:`chaja.meta_arrays`): no encoder, its words' vectors are in it.
+    True when it did; an index run with nothing else to do calls it, so an older store
+    moves to the smaller form at its next ``chaja index``."""
+    value = store.get_meta(lexicon.META_KEY)
+    if not (meta_arrays.stores_bytes(store) and isinstance(value, str) and lexicon.is_current(value) and value):
+        return False
+    found = lexicon.decode(value)
+    if found is None:
+        return False
+    store.set_meta(lexicon.META_KEY, lexicon.encode(found, binary=True))
+    return True
 
 
 def split_deferred(deferred: list[str]) -> tuple[list[str], bool]:
@@ -102,7 +119,8 @@ def complete_lexicon(store: Store) -> bool:
         return False
     found = lexicon.decode(store.get_meta(lexicon.META_KEY))
     if found is not None and not found.nearest:      # (a crash may have left the mark on a full lexicon)
-        store.set_meta(lexicon.META_KEY, lexicon.encode(lexicon.with_tables(found)))
+        store.set_meta(lexicon.META_KEY, lexicon.encode(lexicon.with_tables(found),
+                                                        binary=meta_arrays.stores_bytes(store)))
     _mark_tables(store, deferred=False)
     return found is not None
 

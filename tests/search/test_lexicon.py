@@ -6,6 +6,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from chaja import meta_arrays
 from chaja.encoders.aligned import UseM3Encoder
 from chaja.search import lexicon
 
@@ -115,6 +116,29 @@ def test_round_trip_through_the_stores_meta(use):
     assert lexicon.decode("") is None and lexicon.decode(None) is None
     assert lexicon.decode("{not json") is None
     assert lexicon.decode('{"en": {"words": ["a"], "dim": 4, "vectors": "AAAA"}}') is None   # wrong length
+
+
+def test_the_packed_form_holds_the_same_lexicon_in_fewer_bytes(use):
+    """A store that keeps bytes records the lexicon packed (chaja.meta_arrays): the same words,
+    codes, scales and nearest-word tables as the text form, in under 80% of its bytes; a
+    damaged packed value decodes to None, as a damaged text does."""
+    lex = lexicon.build(TEXTS, use)
+    text, packed = lexicon.encode(lex), lexicon.encode(lex, binary=True)
+    assert isinstance(packed, bytes) and len(packed) < 0.8 * len(text.encode("utf-8"))
+    assert lexicon.is_current(packed)
+    a, b = lexicon.decode(text), lexicon.decode(packed)
+    assert a.words == b.words and set(a.nearest) == set(b.nearest) == set(lex.nearest)
+    for lang in lex.languages:
+        np.testing.assert_array_equal(a.vectors[lang].codes, b.vectors[lang].codes)
+        np.testing.assert_array_equal(a.vectors[lang].scales, b.vectors[lang].scales)
+    for pair in lex.nearest:
+        np.testing.assert_array_equal(a.nearest[pair][0], b.nearest[pair][0])
+        np.testing.assert_array_equal(a.nearest[pair][1], b.nearest[pair][1])
+    assert b.translate_words(["상태"], {"상태": b.vector_of("상태")}, "en", 0.7) == ["state"]
+    assert lexicon.decode(packed[: len(packed) // 2]) is None                 # cut short
+    meta, arrays = meta_arrays.unpack(packed)
+    arrays["ko.en.rows"] = np.full(len(lex.words["ko"]), 99, "<i4")          # rows past the English words
+    assert lexicon.decode(meta_arrays.pack(meta, arrays)) is None
 
 
 def test_a_decode_gives_its_transient_heap_back_once(use, monkeypatch):

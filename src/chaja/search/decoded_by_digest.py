@@ -21,10 +21,11 @@ class DecodedByDigest(Generic[T]):
         self.keep = keep
         self._values: dict[bytes, T] = {}
 
-    def get(self, text: str, decode: Callable[[str], T], salt: str = "") -> T:
-        """``decode(text)``, computed once while the text is among the last ``keep``; ``salt``
-        names what else the value depends on (values of one text under two salts are two)."""
-        key = hashlib.blake2b(text.encode("utf-8"), digest_size=16, person=_person(salt)).digest()
+    def get(self, text: str | bytes, decode: Callable[[str | bytes], T], salt: str = "") -> T:
+        """``decode(text)``, computed once while the text (or bytes) is among the last ``keep``;
+        ``salt`` names what else the value depends on (values of one text under two salts are two)."""
+        raw = text.encode("utf-8") if isinstance(text, str) else text
+        key = hashlib.blake2b(raw, digest_size=16, person=_person(salt)).digest()
         if key not in self._values:
             if len(self._values) >= self.keep:
                 self._values.pop(next(iter(self._values)))

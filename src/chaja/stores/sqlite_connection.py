@@ -148,11 +148,14 @@ class SqliteConnection:
             packing = self._text_packing = TextPacking(self._db)
         return packing
 
-    def get_meta(self, key: str) -> str | None:
+    #: a ``bytes`` meta value is kept as a BLOB and read back as bytes (:mod:`chaja.meta_arrays`)
+    binary_meta = True
+
+    def get_meta(self, key: str) -> str | bytes | None:
         row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
 
-    def set_meta(self, key: str, value: str) -> None:
+    def set_meta(self, key: str, value: str | bytes) -> None:
         self._writable()
         with self._sentences():
             self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
