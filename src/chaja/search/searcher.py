@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
+from chaja import heap
 from chaja.analysis import Analyzer
 from chaja.config import RerankConfig, SearchConfig
 from chaja.documents import Hit
@@ -51,6 +52,7 @@ class Searcher:
         self._means: dict[str, np.ndarray] | None = None
         self._basis = np.zeros((0, 0), dtype=np.float32)
         self._lexicon: lexicon.Lexicon | bool | None = None     # False: read, and the store has none
+        heap.map_large_buffers()        # a searching process gives its large buffers back (chaja.heap)
 
     def with_config(self, cfg: SearchConfig) -> "Searcher":
         """This searcher with other search settings, sharing what it has read of the store."""
