@@ -56,6 +56,7 @@ def cmd_index(args: argparse.Namespace) -> int:
                              progress=show, read_progress=reading, replace_moved=args.replace_moved)
         finally:
             line.close()
+        getattr(idx.store, "checkpoint", lambda: None)()   # the -wal emptied: the size is the store's
         stats = idx.store.stats()
         deferred = idx.deferred_graphs()
     if load_report.files == 0 and stats.documents == 0:

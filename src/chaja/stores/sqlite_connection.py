@@ -160,15 +160,22 @@ class SqliteConnection:
         with self._sentences():
             self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
+    def checkpoint(self) -> None:
+        """Move the write-ahead log's pages into the store file and empty the log, so the
+        files' sizes are the store's (an index run reports them). A checkpoint waits for
+        every writer and reader: briefly, not ``busy_timeout_s`` (another process's long
+        write only leaves the -wal longer); a store opened read-only is left alone."""
+        if self._db is None or self.read_only:
+            return
+        try:
+            self._db.execute(f"PRAGMA busy_timeout = {int(min(self.busy_timeout_s, 0.5) * 1000)}")
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._db.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_s * 1000)}")
+        except sqlite3.Error:
+            pass
+
     def close(self) -> None:
         if self._db is not None:
-            if not self.read_only:
-                try:
-                    # a checkpoint waits for every writer and reader: briefly, not busy_timeout_s
-                    # (another process's long write only leaves the -wal longer)
-                    self._db.execute(f"PRAGMA busy_timeout = {int(min(self.busy_timeout_s, 0.5) * 1000)}")
-                    self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-                except sqlite3.Error:
-                    pass
+            self.checkpoint()
             self._db.close()
             self._db = None
