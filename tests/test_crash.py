@@ -150,8 +150,11 @@ def test_sigint_at_random_points_rolls_back_the_step_and_leaves_check_whole(tmp_
             assert "Traceback" not in rest, rest
             assert stored_before <= whole(store)
             break
-        assert proc.returncode == 0, proc.stderr.read()
+        # finished first; a Ctrl-C that lands while the finished run's interpreter shuts down
+        # ends it by the signal itself (Python re-raises an unhandled SIGINT), its work stored
+        assert proc.returncode in (0, -signal.SIGINT), proc.stderr.read()
         stored_before = whole(store)
+        assert len(stored_before) == 60 + 5 * attempt
         with (folder / f"more-{attempt}.jsonl").open("w", encoding="utf-8") as fh:
             for i in range(5):
                 fh.write(json.dumps({"id": f"more-{attempt}-{i}", "text": f"추가 문서 {attempt} {i} 필터 청소"},
