@@ -83,24 +83,36 @@ def test_a_bulk_load_stopped_between_the_mark_and_the_lexicon_still_gets_its_tab
     assert lexicon.decode(store.get_meta(lexicon.META_KEY)).nearest
 
 
-def test_a_lexicon_recorded_as_text_is_packed_without_the_encoder(store, use):
-    """A store written by a version that kept the lexicon as base64 JSON moves to the packed
-    form (chaja.meta_arrays) at its next index run, from the recorded vectors alone; a store
-    that cannot keep bytes keeps the text."""
+def test_a_lexicon_and_statistics_recorded_as_text_are_packed_without_the_encoder(store, use):
+    """A store written by a version that kept the lexicon and the background statistics as
+    base64 JSON moves to the packed form (chaja.meta_arrays) at its next index run, from what
+    they hold alone; a store that cannot keep bytes keeps the text, and a damaged text stays
+    for the next recount."""
+    from chaja.search import background
     built = lexicon.of_store(store, use)
+    stats = background.of_store(store)
     store.set_meta(lexicon.META_KEY, lexicon.encode(built))                    # as recorded before
+    store.set_meta(background.META_KEY, background.encode(stats))
     store.binary_meta = False                                                # (a store that keeps text)
-    assert not store_statistics.repack_lexicon(store)
+    assert store_statistics.repack(store) == []
     assert isinstance(store.get_meta(lexicon.META_KEY), str)
     del store.binary_meta
-    assert store_statistics.repack_lexicon(store)
+    assert store_statistics.repack(store) == [lexicon.META_KEY, background.META_KEY]
     packed = store.get_meta(lexicon.META_KEY)
     assert isinstance(packed, bytes) and lexicon.is_current(packed)
     back = lexicon.decode(packed)
     assert back.words == built.words and set(back.nearest) == set(built.nearest)
     for pair, (rows, cos) in built.nearest.items():
         np.testing.assert_array_equal(back.nearest[pair][0], rows)
-    assert not store_statistics.repack_lexicon(store)                        # once
+    got = background.decode(store.get_meta(background.META_KEY))
+    assert set(got) == {f for f, s in stats.items() if s is not None}
+    for f, s in got.items():
+        assert s["n"] == stats[f]["n"]
+        np.testing.assert_array_equal(s["mean"], stats[f]["mean"])
+        np.testing.assert_array_equal(s["cov"], stats[f]["cov"])
+    assert store_statistics.repack(store) == []                             # once
+    store.set_meta(background.META_KEY, "{not json")
+    assert store_statistics.repack(store) == []
 
 
 def test_the_deferred_work_splits_into_vector_fields_and_the_tables():

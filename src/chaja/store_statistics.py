@@ -46,13 +46,14 @@ def record(store: Store, aligned: Callable[[], Encoder | None], drift: float, ch
             and lexicon.is_current(store.get_meta(lexicon.META_KEY))):
         then = json.loads(recorded)
         if then["langs"] == json.loads(shape)["langs"] and _within(drift, stats.chunks, then):
-            repack_lexicon(store)
+            repack(store)
             done(store)
             return
     stage("vector statistics")
     means = store.language_means()
     store.set_meta(META_KEY, encode_means(means))
-    store.set_meta(background.META_KEY, background.encode(background.of_store(store)))
+    store.set_meta(background.META_KEY, background.encode(background.of_store(store),
+                                                          binary=meta_arrays.stores_bytes(store)))
     several = sum(1 for lang, (count, _) in means.items() if lang and count) > 1
     encoder = aligned() if several else None
     if encoder is not None:
@@ -86,19 +87,29 @@ def record_lexicon(store: Store, aligned: Encoder | None, tables: bool = True) -
         _mark_tables(store, deferred=False)
 
 
-def repack_lexicon(store: Store) -> bool:
-    """Rewrite a lexicon recorded as text (base64 in JSON) as one packed value, in a store
-    that keeps bytes (:mod:`chaja.meta_arrays`): no encoder, its words' vectors are in it.
-    True when it did; an index run with nothing else to do calls it, so an older store
-    moves to the smaller form at its next ``chaja index``."""
+def repack(store: Store) -> list[str]:
+    """Rewrite the lexicon and the background statistics recorded as text (base64 in JSON)
+    as packed values, in a store that keeps bytes (:mod:`chaja.meta_arrays`): no encoder,
+    no vector read, what they hold is in them. The meta keys rewritten; an index run with
+    nothing else to do calls it, so an older store moves to the smaller form at its next
+    ``chaja index``."""
+    if not meta_arrays.stores_bytes(store):
+        return []
+    done = []
     value = store.get_meta(lexicon.META_KEY)
-    if not (meta_arrays.stores_bytes(store) and isinstance(value, str) and lexicon.is_current(value) and value):
-        return False
-    found = lexicon.decode(value)
-    if found is None:
-        return False
-    store.set_meta(lexicon.META_KEY, lexicon.encode(found, binary=True))
-    return True
+    found = lexicon.decode(value) if isinstance(value, str) and value and lexicon.is_current(value) else None
+    if found is not None:
+        store.set_meta(lexicon.META_KEY, lexicon.encode(found, binary=True))
+        done.append(lexicon.META_KEY)
+    value = store.get_meta(background.META_KEY)
+    try:
+        stats = background.decode(value) if isinstance(value, str) and value else None
+    except (ValueError, KeyError, TypeError):
+        stats = None            # damaged: left for the next recount to write again
+    if stats:
+        store.set_meta(background.META_KEY, background.encode(stats, binary=True))
+        done.append(background.META_KEY)
+    return done
 
 
 def split_deferred(deferred: list[str]) -> tuple[list[str], bool]:

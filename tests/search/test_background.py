@@ -43,6 +43,12 @@ def test_statistics_survive_the_store_round_trip():
     q = unit_rows(1, 16, seed=7)[0]
     assert background.moments(back["chunk"], q) == pytest.approx(background.moments(stats["chunk"], q), abs=1e-6)
     assert background.decode(None) == {} and background.decode("") == {}
+    packed = background.encode(stats, binary=True)          # a store that keeps bytes (chaja.meta_arrays)
+    assert isinstance(packed, bytes) and len(packed) < 0.8 * len(background.encode(stats))
+    same = background.decode(packed)
+    assert set(same) == {"chunk"} and same["chunk"]["n"] == 100 and not same["chunk"]["cov"].flags.writeable
+    np.testing.assert_array_equal(same["chunk"]["cov"], back["chunk"]["cov"])
+    np.testing.assert_array_equal(same["chunk"]["mean"], back["chunk"]["mean"])
 
 
 def test_too_few_vectors_give_no_background():

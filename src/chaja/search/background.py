@@ -24,6 +24,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from chaja import meta_arrays
 from chaja.search.decoded_by_digest import DecodedByDigest
 from chaja.stores.base import VECTOR_FIELDS
 
@@ -67,14 +68,21 @@ def _unb64(text: str, shape: tuple[int, ...]) -> np.ndarray:
     return np.frombuffer(base64.b64decode(text), dtype=np.float32).reshape(shape).copy()
 
 
-def encode(stats: dict[str, dict | None]) -> str:
+def encode(stats: dict[str, dict | None], binary: bool = False) -> str | bytes:
+    """The statistics for the store's meta: JSON with the arrays in base64, or with
+    ``binary`` one packed value (:mod:`chaja.meta_arrays`), for a store that keeps bytes."""
+    kept = {field: s for field, s in sorted(stats.items()) if s is not None}
+    if binary:
+        return meta_arrays.pack({f: {"n": s["n"], "dim": int(s["mean"].size)} for f, s in kept.items()},
+                                {f"{f}.{part}": np.asarray(s[part], dtype="<f4") for f, s in kept.items()
+                                 for part in ("mean", "cov")})
     return json.dumps({field: {"n": s["n"], "dim": int(s["mean"].size), "mean": _b64(s["mean"]), "cov": _b64(s["cov"])}
-                       for field, s in sorted(stats.items()) if s is not None})
+                       for field, s in kept.items()})
 
 
-def decode(text: str | None, then: Callable[[dict[str, dict]], dict[str, dict]] | None = None,
+def decode(text: str | bytes | None, then: Callable[[dict[str, dict]], dict[str, dict]] | None = None,
            salt: str = "") -> dict[str, dict]:
-    """The statistics :func:`encode` wrote (the arrays are shared between callers: read only;
+    """The statistics :func:`encode` wrote, in either form (the arrays are shared between callers: read only;
     the last few decoded kept by a digest of their text, :mod:`chaja.search.decoded_by_digest`).
     With ``then``, ``then(statistics)`` is kept in their place, under ``salt`` (what else it
     depends on): a searcher keeps the statistics blended with the encoder's prior, and no
@@ -89,7 +97,11 @@ def decode(text: str | None, then: Callable[[dict[str, dict]], dict[str, dict]] 
 _DECODED: DecodedByDigest[dict[str, dict]] = DecodedByDigest(keep=4)
 
 
-def _decoded(text: str) -> dict[str, dict]:
+def _decoded(text: str | bytes) -> dict[str, dict]:
+    if not isinstance(text, str):
+        meta, arrays = meta_arrays.unpack(text)
+        return {f: {"n": s["n"], "mean": arrays[f"{f}.mean"].reshape(s["dim"]),
+                    "cov": arrays[f"{f}.cov"].reshape(s["dim"], s["dim"])} for f, s in meta.items()}
     out = {}
     for field, s in json.loads(text).items():
         mean, cov = _unb64(s["mean"], (s["dim"],)), _unb64(s["cov"], (s["dim"], s["dim"]))
