@@ -115,6 +115,21 @@ def test_a_lexicon_and_statistics_recorded_as_text_are_packed_without_the_encode
     assert store_statistics.repack(store) == []
 
 
+def test_bytes_of_another_form_are_recounted_not_misread(store, use):
+    """Statistics kept as bytes this version does not read (another version's packing) read
+    as none (no translation, the prior alone) and the next index run counts them again."""
+    from chaja.search import background
+    store_statistics.record(store, lambda: use, drift=1.0)
+    foreign = b"chaja-a1" + bytes(64)
+    store.set_meta(lexicon.META_KEY, foreign)
+    store.set_meta(background.META_KEY, foreign)
+    assert lexicon.decode(foreign) is None and background.decode(foreign) == {}
+    assert not lexicon.is_current(foreign) and not background.is_current(foreign)
+    store_statistics.record(store, lambda: use, drift=1.0, changed=False)     # an index run with nothing new
+    assert lexicon.decode(store.get_meta(lexicon.META_KEY)).words["ko"]
+    assert set(background.decode(store.get_meta(background.META_KEY))) == {"chunk"}
+
+
 def test_the_deferred_work_splits_into_vector_fields_and_the_tables():
     assert store_statistics.split_deferred(["chunk", "translation tables", "heading"]) == (["chunk", "heading"], True)
     assert store_statistics.split_deferred(["aligned"]) == (["aligned"], False)

@@ -43,7 +43,8 @@ def record(store: Store, aligned: Callable[[], Encoder | None], drift: float, ch
     recorded = store.get_meta(SHAPE)
     exact = drift <= 0 and changed
     if (not exact and recorded is not None and store.get_meta(META_KEY) is not None
-            and lexicon.is_current(store.get_meta(lexicon.META_KEY))):
+            and lexicon.is_current(store.get_meta(lexicon.META_KEY))
+            and background.is_current(store.get_meta(background.META_KEY))):
         then = json.loads(recorded)
         if then["langs"] == json.loads(shape)["langs"] and _within(drift, stats.chunks, then):
             repack(store)

@@ -73,7 +73,7 @@ def encode(stats: dict[str, dict | None], binary: bool = False) -> str | bytes:
     ``binary`` one packed value (:mod:`chaja.meta_arrays`), for a store that keeps bytes."""
     kept = {field: s for field, s in sorted(stats.items()) if s is not None}
     if binary:
-        return meta_arrays.pack({f: {"n": s["n"], "dim": int(s["mean"].size)} for f, s in kept.items()},
+        return meta_arrays.pack({f: {"n": s["n"]} for f, s in kept.items()},      # (the shapes are the arrays')
                                 {f"{f}.{part}": np.asarray(s[part], dtype="<f4") for f, s in kept.items()
                                  for part in ("mean", "cov")})
     return json.dumps({field: {"n": s["n"], "dim": int(s["mean"].size), "mean": _b64(s["mean"]), "cov": _b64(s["cov"])}
@@ -97,11 +97,18 @@ def decode(text: str | bytes | None, then: Callable[[dict[str, dict]], dict[str,
 _DECODED: DecodedByDigest[dict[str, dict]] = DecodedByDigest(keep=4)
 
 
+def is_current(value: str | bytes | None) -> bool:
+    """Whether a stored value is statistics in a form this version reads: text, or packed as
+    :func:`encode` packs them today (bytes of another form are recounted by the next index run)."""
+    return isinstance(value, str) or meta_arrays.is_packed(value)
+
+
 def _decoded(text: str | bytes) -> dict[str, dict]:
     if not isinstance(text, str):
+        if not meta_arrays.is_packed(text):
+            return {}           # another version's bytes: none until the next index run recounts them
         meta, arrays = meta_arrays.unpack(text)
-        return {f: {"n": s["n"], "mean": arrays[f"{f}.mean"].reshape(s["dim"]),
-                    "cov": arrays[f"{f}.cov"].reshape(s["dim"], s["dim"])} for f, s in meta.items()}
+        return {f: {"n": s["n"], "mean": arrays[f"{f}.mean"], "cov": arrays[f"{f}.cov"]} for f, s in meta.items()}
     out = {}
     for field, s in json.loads(text).items():
         mean, cov = _unb64(s["mean"], (s["dim"],)), _unb64(s["cov"], (s["dim"], s["dim"]))

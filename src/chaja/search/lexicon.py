@@ -237,16 +237,16 @@ def encode(lex: Lexicon, binary: bool = False) -> str | bytes:
                          else word_codes.row_codes(kept))
         tables = {dst: (rows.astype("<i4"), cos.astype("<f4"))
                   for (src, dst), (rows, cos) in sorted(lex.nearest.items()) if src == lang}
-        out[lang] = {"words": ws, "dim": int(lex.vectors[lang].shape[1]) if ws else 0}
-        if binary:
-            out[lang]["nearest"] = sorted(tables)
+        if binary:          # (the codes' shape is the dimension)
+            out[lang] = {"words": ws, "nearest": sorted(tables)}
             arrays[f"{lang}.codes"], arrays[f"{lang}.scales"] = codes, scales.astype("<f4")
             for dst, (rows, cos) in tables.items():
                 arrays[f"{lang}.{dst}.rows"], arrays[f"{lang}.{dst}.cos"] = rows, cos
         else:
-            out[lang].update({"codes": _b64(codes), "scales": _b64(scales.astype("<f4")),
-                              "nearest": {dst: {"rows": _b64(rows), "cos": _b64(cos)}
-                                          for dst, (rows, cos) in tables.items()}})
+            out[lang] = {"words": ws, "dim": int(lex.vectors[lang].shape[1]) if ws else 0,
+                         "codes": _b64(codes), "scales": _b64(scales.astype("<f4")),
+                         "nearest": {dst: {"rows": _b64(rows), "cos": _b64(cos)}
+                                     for dst, (rows, cos) in tables.items()}}
     return meta_arrays.pack(out, arrays) if binary else json.dumps(out, ensure_ascii=False)
 
 
@@ -277,9 +277,8 @@ def _unpacked(value: bytes) -> tuple[dict, dict, dict]:
     meta, arrays = meta_arrays.unpack(value)
     words, vectors, nearest = {}, {}, {}
     for lang, entry in meta.items():
-        ws, dim = list(entry["words"]), int(entry["dim"])
-        codes = arrays[f"{lang}.codes"]
-        if codes.shape != (len(ws), dim):
+        ws, codes = list(entry["words"]), arrays[f"{lang}.codes"]
+        if codes.ndim != 2 or codes.shape[0] != len(ws):
             raise ValueError(f"the {lang} codes do not fit its words")
         words[lang] = ws
         vectors[lang] = word_codes.WordRows(codes, arrays[f"{lang}.scales"]) if ws else np.zeros((0, 0), np.float32)
