@@ -37,41 +37,50 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def paired_lists(first, second, queries: list[dict], rounds: int) -> dict:
+    """The peer questions' keyword lists on two keyword segments that must give the same lists,
+    alternating per question, ``rounds`` times: per question the median of each, in ms
+    (``first_ms``, ``second_ms``), and the share of lists that came out the same."""
+    from chaja.stores.bm25_segments import SegmentedBM25
+
+    bm25 = (SegmentedBM25.of(first), SegmentedBM25.of(second))
+    tokens = [SegmentedBM25.query_tokens(q["terms"]) for q in queries]
+    tokens = [t for t in tokens if t]
+    for t in tokens:                                   # warm-up: pages in, slots found
+        for b in bm25:
+            b.search(t, N, **WEIGHTS)
+    times: tuple[list, list] = ([[] for _ in tokens], [[] for _ in tokens])
+    same = 0
+    for r in range(rounds):
+        for i, t in enumerate(tokens):
+            got = [None, None]
+            for k in ((0, 1) if (i + r) % 2 == 0 else (1, 0)):
+                t0 = time.perf_counter()
+                got[k] = bm25[k].search(t, N, **WEIGHTS)
+                times[k][i].append(time.perf_counter() - t0)
+            same += got[0] == got[1]
+    return {"first_ms": [1000 * statistics.median(x) for x in times[0]],
+            "second_ms": [1000 * statistics.median(x) for x in times[1]],
+            "questions": len(tokens), "same_lists": same / (rounds * len(tokens))}
+
+
 def measure(path: Path, queries: list[dict], rounds: int) -> dict:
     from dataclasses import replace
 
     from chaja.stores import postings
-    from chaja.stores.bm25_segments import SegmentedBM25
 
     coded_seg = postings.load(path)
     tf = coded_seg.tf
     plain_seg = replace(coded_seg, tf=np.asarray(tf), _slots={}, scratch=[])
-    coded, plain = SegmentedBM25.of(coded_seg), SegmentedBM25.of(plain_seg)
-    tokens = [SegmentedBM25.query_tokens(q["terms"]) for q in queries]
-    tokens = [t for t in tokens if t]
-    for t in tokens:                                   # warm-up: pages in, slots found
-        for bm25 in (coded, plain):
-            bm25.search(t, N, **WEIGHTS)
-    times = {"coded": [[] for _ in tokens], "plain": [[] for _ in tokens]}
-    same = 0
-    for r in range(rounds):
-        for i, t in enumerate(tokens):
-            order = (("coded", coded), ("plain", plain)) if (i + r) % 2 == 0 else (("plain", plain), ("coded", coded))
-            got = {}
-            for name, bm25 in order:
-                t0 = time.perf_counter()
-                got[name] = bm25.search(t, N, **WEIGHTS)
-                times[name][i].append(time.perf_counter() - t0)
-            same += got["coded"] == got["plain"]
-    coded_ms = [1000 * statistics.median(x) for x in times["coded"]]
-    plain_ms = [1000 * statistics.median(x) for x in times["plain"]]
+    paired = paired_lists(coded_seg, plain_seg, queries, rounds)
+    coded_ms, plain_ms = paired["first_ms"], paired["second_ms"]
     postings_n = int(coded_seg.rows.shape[0])
     return {
         "chunks": coded_seg.n_rows, "postings": postings_n, "spilled_postings": int(len(tf.spill_at)),
         "file_mb": path.stat().st_size / 1e6,
         "file_mb_with_16_bit_frequencies": (path.stat().st_size - tf.codes.nbytes - tf.spill_at.nbytes
                                             - tf.spill.nbytes + postings_n * 6) / 1e6,
-        "questions": len(tokens), "rounds": rounds, "same_lists": same / (rounds * len(tokens)),
+        "questions": paired["questions"], "rounds": rounds, "same_lists": paired["same_lists"],
         "coded_p50_ms": statistics.median(coded_ms), "coded_p95_ms": pct(coded_ms, 0.95),
         "plain_p50_ms": statistics.median(plain_ms), "plain_p95_ms": pct(plain_ms, 0.95),
         "ratio_median": statistics.median(c / p for c, p in zip(coded_ms, plain_ms)),
@@ -95,13 +104,14 @@ def render(report: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def main(measure=measure, render=render, out: str = "tf-codes", doc: str = __doc__) -> int:
+    """Measure each size's keyword file with ``measure`` (also bench_row_codes's)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
     ap.add_argument("--sizes", nargs="+", type=int, default=[100_000])
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--work", type=Path, default=REPO / "runs" / "peers")
     ap.add_argument("--queries", type=Path, default=REPO / "runs" / "peers" / "queries-200.json")
-    ap.add_argument("--out", default="tf-codes")
+    ap.add_argument("--out", default=out)
     args = ap.parse_args()
     queries = json.loads(args.queries.read_text())
     report = {"machine": describe(), "rounds": args.rounds, "sizes": {}}

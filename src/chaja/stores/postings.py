@@ -12,7 +12,8 @@ collision cannot match.
 Built (:func:`build`, :func:`build_paged`), merged (:func:`merge`), saved and loaded here;
 the segment itself and its tokens are :mod:`chaja.stores.postings_segment`.
 
-A segment is saved as one array file (:mod:`chaja.stores.array_file`); :func:`load` maps it.
+A segment is saved as one array file (:mod:`chaja.stores.array_file`), its rows two bytes a
+posting (:mod:`chaja.stores.row_codes`); :func:`load` maps it.
 """
 from __future__ import annotations
 
@@ -27,9 +28,12 @@ from chaja.stores import array_file, postings_helper, postings_in_order
 # the segment and its tokens, used here and named through this module by its callers
 from chaja.stores.postings_segment import (  # noqa: F401
     SLOT_MEMO, Segment, _assemble, _hash_order, _segment, fts_tokens, term_hash)
+from chaja.stores.row_codes import CodedRows
 from chaja.stores.tf_codes import CodedTf
 
-MAGIC = b"CHJKW\x00\x02\x00"
+MAGIC = b"CHJKW\x00\x03\x00"
+#: the layout before the rows were coded (:mod:`chaja.stores.row_codes`): read, never written
+MAGIC_PLAIN_ROWS = b"CHJKW\x00\x02\x00"
 def build(rows: Iterable[tuple[int, str, str, str, str]]) -> Segment:
     """A segment from ``(rowid, lang, title, heading, body)`` rows, the texts as stored in ``chunk_terms``.
 
@@ -231,9 +235,10 @@ def _merge_by_term(parts: list[tuple[Segment, np.ndarray]]) -> Segment:
                            dtype=np.int64, count=len(seg.lang_names))
         per_term = np.diff(seg.offsets)
         term_of = np.repeat(remap, per_term)
-        keep = new_local[seg.rows] >= 0
+        local = new_local[np.asarray(seg.rows)]
+        keep = local >= 0
         pt.append(term_of[keep])
-        pr.append(new_local[seg.rows][keep])
+        pr.append(local[keep])
         ptf.append(np.asarray(seg.tf)[keep])
         rowids.append(np.asarray(seg.rowids)[live])
         lengths.append(np.asarray(seg.lengths)[live])
@@ -250,22 +255,32 @@ def _merge_by_term(parts: list[tuple[Segment, np.ndarray]]) -> Segment:
                      cat(lengths, np.int64)[order], cat(langs, np.int64)[order], list(lang_names))
 
 
-_ARRAYS = ("hashes", "term_bytes", "term_offsets", "offsets", "rows", "rowids", "lengths", "langs")
-#: the file's arrays of the coded frequencies (chaja.stores.tf_codes)
+_ARRAYS = ("hashes", "term_bytes", "term_offsets", "offsets", "rowids", "lengths", "langs")
+#: the file's arrays of the coded frequencies (chaja.stores.tf_codes) and rows (chaja.stores.row_codes)
 _TF_ARRAYS = {"tf_codes": "codes", "tf_spill_at": "spill_at", "tf_spill": "spill"}
+_ROW_ARRAYS = {"row_low": "low", "row_run_start": "run_start", "row_run_high": "run_high"}
 
 
 def save(seg: Segment, path: Path, header: dict) -> None:
-    """Write ``seg`` to ``path`` atomically (:mod:`chaja.stores.array_file`)."""
+    """Write ``seg`` to ``path`` atomically (:mod:`chaja.stores.array_file`), its rows coded."""
     arrays = {name: getattr(seg, name) for name in _ARRAYS}
     arrays.update({name: getattr(seg.tf, attr) for name, attr in _TF_ARRAYS.items()})
+    rows = seg.rows if isinstance(seg.rows, CodedRows) else CodedRows.encode(seg.rows)
+    arrays.update({name: getattr(rows, attr) for name, attr in _ROW_ARRAYS.items()})
     array_file.save(path, MAGIC, arrays, {"lang_names": seg.lang_names, **header})
 
 
 def load(path: Path) -> Segment:
-    """Map a saved segment (read-only); ``ValueError`` if the file is not one."""
-    arrays, meta = array_file.load(path, MAGIC)
-    if set(arrays) != set(_ARRAYS) | set(_TF_ARRAYS):
+    """Map a saved segment (read-only; one written before the rows were coded too);
+    ``ValueError`` if the file is not one."""
+    try:
+        arrays, meta = array_file.load(path, MAGIC)
+        row_arrays: tuple = tuple(_ROW_ARRAYS)
+    except ValueError:
+        arrays, meta = array_file.load(path, MAGIC_PLAIN_ROWS)
+        row_arrays = ("rows",)
+    if set(arrays) != set(_ARRAYS) | set(_TF_ARRAYS) | set(row_arrays):
         raise ValueError(f"{path} is not a complete keyword segment")
     tf = CodedTf(*(arrays.pop(name) for name in _TF_ARRAYS))      # (before the rest is unpacked)
-    return Segment(tf=tf, lang_names=meta.pop("lang_names", []), header=meta, **arrays)
+    rows = CodedRows(*(arrays.pop(name) for name in _ROW_ARRAYS)) if len(row_arrays) > 1 else arrays.pop("rows")
+    return Segment(tf=tf, rows=rows, lang_names=meta.pop("lang_names", []), header=meta, **arrays)

@@ -50,7 +50,7 @@ class Segment:
     term_bytes: np.ndarray      # uint8 [sum of term lengths]
     term_offsets: np.ndarray    # int64 [T+1] into term_bytes
     offsets: np.ndarray         # int64 [T+1] into rows / tf
-    rows: np.ndarray            # int32 [P] local row numbers
+    rows: "np.ndarray | CodedRows"  # int32 [P] local row numbers (coded when mapped from a file)
     tf: CodedTf                 # [P, 3] title, heading, body frequencies, a byte each (chaja.stores.tf_codes)
     rowids: np.ndarray          # int64 [R] ascending
     lengths: np.ndarray         # int32 [R] tokens over all columns
