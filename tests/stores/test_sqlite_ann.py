@@ -190,6 +190,10 @@ def test_the_e5_graphs_hold_vectors_without_their_language_direction(tmp_path):
             want = [ids[i] for i in np.argsort(-(mat @ q))[:10]]
             recall.append(len(got & set(want)) / 10)
         assert round(np.mean(recall), 9) >= 0.9       # 0.58 when it asks for n rows only
+        graph = s._graph("chunk")
+        assert graph.index.expansion_search == int(sqlite_ann.RAW_QUERY_WIDTH * sqlite_ann.EXPANSION_SEARCH)
+        s.vector(project_out(q, basis), 10)              # a projected query walks the graph's own width
+        assert graph.index.expansion_search == sqlite_ann.EXPANSION_SEARCH
     finally:
         s.close()
 

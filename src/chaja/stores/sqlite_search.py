@@ -112,7 +112,8 @@ def _approximate(graph: sqlite_ann.Graph, q: np.ndarray, n: int, mat: np.ndarray
     if part is not None and float(np.abs(part).max()) > 1e-4 * float(np.abs(q).max()):
         # a query with its language component, on a graph without it (sqlite_ann)
         walk, top = (q - basis.T @ part).astype(np.float32), sqlite_ann.RAW_QUERY_FACTOR * n
-        keys = graph.search(walk, max(width, graph.candidates(n, sqlite_ann.RAW_QUERY_FACTOR)) + touched.size)
+        wide = int(sqlite_ann.RAW_QUERY_WIDTH * graph.expansion)
+        keys = graph.search(walk, max(width, wide, graph.candidates(n, sqlite_ann.RAW_QUERY_FACTOR)) + touched.size)
     else:
         top = n
         keys = graph.search(q, max(width, graph.candidates(n)) + touched.size)
