@@ -31,6 +31,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from machine import Steps, describe, write_results  # noqa: E402
 import peer_corpus  # noqa: E402
+from peer_systems import packed_meta  # noqa: E402
 
 REPO = HERE.parent
 K = 10
@@ -102,7 +103,7 @@ def main() -> int:
         writes = time.perf_counter() - t0
         t0 = time.perf_counter()
         store.set_meta(META_KEY, encode_means(store.language_means()))
-        store.set_meta(background.META_KEY, background.encode(background.of_store(store)))
+        store.set_meta(background.META_KEY, background.encode(background.of_store(store), **packed_meta(store)))
         statistics = time.perf_counter() - t0
         updated_s, updated_steps = timed_compaction(store)
         updated_recall = graph_recall(store, queries)

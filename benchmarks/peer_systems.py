@@ -40,6 +40,16 @@ def rrf(lists: list[list[int]], k: int, c: int = 60) -> list[int]:
     return sorted(score, key=lambda x: (-score[x], x))[:k]
 
 
+def packed_meta(store) -> dict:
+    """``background.encode``'s ``binary`` as ``chaja index`` passes it (statistics kept as bytes
+    in a SQLite store), for a version that packs them; nothing for one that does not."""
+    try:
+        from chaja import meta_arrays
+    except ImportError:
+        return {}
+    return {"binary": meta_arrays.stores_bytes(store)}
+
+
 def fresh_folder(folder: Path) -> None:
     """An empty folder for a build (what an earlier build left there is removed)."""
     if folder.exists():
@@ -146,7 +156,7 @@ class Chaja:
         # the statistics first, as Index.add records them: the e5 graphs are built without
         # the language direction the means give
         store.set_meta(META_KEY, encode_means(store.language_means()))
-        store.set_meta(background.META_KEY, background.encode(background.of_store(store)))
+        store.set_meta(background.META_KEY, background.encode(background.of_store(store), **packed_meta(store)))
         statistics = time.perf_counter() - t0 - rows
         steps = Steps(echo="chaja")            # each compaction step's seconds, and a line on stderr
         store.compact(force=True, graphs=False, progress=steps)     # a bulk load: graphs deferred
