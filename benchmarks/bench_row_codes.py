@@ -30,13 +30,14 @@ def measure(path: Path, queries: list[dict], rounds: int) -> dict:
     from dataclasses import replace
 
     from chaja.stores import array_file, postings
-    from chaja.stores.row_codes import CodedRows
+    from chaja.stores.row_codes import CodedRows, DecodedMemo
 
     mapped = postings.load(path)
     rows = np.asarray(mapped.rows).astype(np.int32)
     coded_rows = mapped.rows if isinstance(mapped.rows, CodedRows) else CodedRows.encode(rows)
     plain_seg = replace(mapped, rows=rows, _slots={}, scratch=[])
-    coded_seg = replace(mapped, rows=coded_rows, _slots={}, scratch=[])
+    # (no decoded rows kept between searches: each list pays its decoding, as a search's first read does)
+    coded_seg = replace(mapped, rows=coded_rows, _slots={}, scratch=[], _decoded=DecodedMemo(0))
     with tempfile.TemporaryDirectory() as tmp:
         coded_file = Path(tmp) / "coded"
         postings.save(coded_seg, coded_file, mapped.header)

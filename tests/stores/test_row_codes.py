@@ -7,7 +7,7 @@ import pytest
 
 from chaja.stores import array_file, postings
 from chaja.stores.bm25_segments import SegmentedBM25
-from chaja.stores.row_codes import CodedRows, as_rows
+from chaja.stores.row_codes import CodedRows, DecodedMemo, as_rows
 
 W = {"title_weight": 2.0, "heading_weight": 1.5}
 
@@ -99,3 +99,28 @@ def test_a_file_of_plain_rows_still_maps_and_is_written_coded(tmp_path):
     with pytest.raises(ValueError):
         array_file.save(tmp_path / "half", postings.MAGIC, {k: v for k, v in arrays.items() if k != "rows"}, meta)
         postings.load(tmp_path / "half")
+
+
+def test_decoded_rows_are_kept_read_only_up_to_their_limit():
+    rows, offsets = term_rows(100_000, seed=4)
+    coded = CodedRows.encode(rows)
+    sizes = np.diff(offsets)
+    big = int(np.argmax(sizes))
+    small = [t for t in range(len(sizes)) if 0 < sizes[t] < 10][:3]
+    memo = DecodedMemo(int(sizes[big]) + 1)
+    first = memo.get(big, int(offsets[big]), int(offsets[big + 1]), coded)
+    assert np.array_equal(first, rows[offsets[big]:offsets[big + 1]]) and not first.flags.writeable
+    assert memo.get(big, int(offsets[big]), int(offsets[big + 1]), coded) is first      # decoded once
+    for t in small:
+        memo.get(t, int(offsets[t]), int(offsets[t + 1]), coded)
+    assert memo.size <= memo.limit and big not in memo.rows                 # past the limit: forgotten at once
+    none = DecodedMemo(0)
+    again = none.get(big, int(offsets[big]), int(offsets[big + 1]), coded)
+    assert np.array_equal(again, first) and none.size == 0 and not none.rows
+
+
+def test_a_mapped_segment_decodes_a_terms_rows_once(tmp_path):
+    postings.save(wide_segment(), tmp_path / "k", {})
+    loaded = postings.load(tmp_path / "k")
+    rows, _ = loaded.postings("common")
+    assert loaded.postings("common")[0] is rows and not rows.flags.writeable

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from chaja.stores.row_codes import CodedRows, DecodedMemo
 from chaja.stores.tf_codes import CodedTf
 
 _ASCII_SEPARATOR = re.compile(r"[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]+")
@@ -41,6 +42,10 @@ def term_hash(term: str) -> int:
 
 #: terms whose slots a segment remembers
 SLOT_MEMO = 4096
+#: decoded rows a segment of coded rows keeps for the terms read lately (4 bytes each: 8 MB):
+#: a search reads each query term's rows for its keyword list, then again for the terms each
+#: candidate holds, and the translated list reads some of them once more
+DECODED_MEMO = 2_000_000
 
 
 @dataclass
@@ -59,6 +64,8 @@ class Segment:
     header: dict = field(default_factory=dict)
     #: term → its slot, for the terms searched lately (a segment never changes once made)
     _slots: dict = field(default_factory=dict, repr=False, compare=False)
+    #: term slot → its decoded rows (read-only), for a segment of coded rows
+    _decoded: DecodedMemo = field(default_factory=lambda: DecodedMemo(DECODED_MEMO), repr=False, compare=False)
     #: (totals, hit) arrays of one per row that a search borrows and gives back cleared
     #: (:mod:`chaja.stores.bm25_sums`), so it does not fault fresh pages in every time
     scratch: list = field(default_factory=list, repr=False, compare=False)
@@ -98,7 +105,9 @@ class Segment:
         if t < 0:
             return self.rows[:0], self.tf[:0]
         lo, hi = int(self.offsets[t]), int(self.offsets[t + 1])
-        return self.rows[lo:hi], self.tf[lo:hi]
+        if not isinstance(self.rows, CodedRows):
+            return self.rows[lo:hi], self.tf[lo:hi]
+        return self._decoded.get(t, lo, hi, self.rows), self.tf[lo:hi]
 
     def local_rows(self, rowids: np.ndarray) -> np.ndarray:
         """Local row numbers of those ``rowids`` the segment holds (others dropped)."""

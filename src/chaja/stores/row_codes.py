@@ -98,3 +98,29 @@ class CodedRows:
 def as_rows(rows) -> np.ndarray:
     """Plain ``int32`` row numbers of ``rows``, coded or not."""
     return rows.decoded() if isinstance(rows, CodedRows) else np.asarray(rows)
+
+
+class DecodedMemo:
+    """Decoded rows of the terms read lately, kept read-only up to ``limit`` rows in all
+    (then forgotten at once, as a segment forgets its term slots)."""
+
+    __slots__ = ("rows", "size", "limit")
+
+    def __init__(self, limit: int):
+        self.rows: dict[int, np.ndarray] = {}
+        self.size, self.limit = 0, limit
+
+    def get(self, key: int, lo: int, hi: int, coded: CodedRows) -> np.ndarray:
+        """The rows of postings ``lo:hi`` of ``coded`` (a term's: ``key``), decoded once."""
+        rows = self.rows.get(key)
+        if rows is None:
+            rows = coded.decoded(lo, hi)
+            rows.flags.writeable = False
+            if self.size + rows.size > self.limit:
+                self.rows.clear()
+                self.size = 0
+            if rows.size <= self.limit:
+                self.rows[key] = rows
+                self.size += rows.size
+        return rows
+
