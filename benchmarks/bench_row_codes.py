@@ -13,7 +13,6 @@ two lists are the same. Also the file's bytes both ways, each as written. Result
 """
 from __future__ import annotations
 
-import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -23,7 +22,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import bench_tf_codes  # noqa: E402
-from bench_tf_codes import N, paired_lists, pct  # noqa: E402
+from bench_tf_codes import paired_lists  # noqa: E402
 
 
 def measure(path: Path, queries: list[dict], rounds: int) -> dict:
@@ -48,33 +47,19 @@ def measure(path: Path, queries: list[dict], rounds: int) -> dict:
         arrays["rows"] = rows
         array_file.save(Path(tmp) / "plain", postings.MAGIC_PLAIN_ROWS, arrays, meta)
         plain_mb = (Path(tmp) / "plain").stat().st_size / 1e6
-    paired = paired_lists(coded_seg, plain_seg, queries, rounds)
-    coded_ms, plain_ms = paired["first_ms"], paired["second_ms"]
     return {
         "chunks": mapped.n_rows, "postings": int(rows.size), "runs": int(coded_rows.run_start.size),
         "file_mb_plain_rows": plain_mb, "file_mb_coded_rows": coded_mb,
-        "questions": paired["questions"], "rounds": rounds, "same_lists": paired["same_lists"],
-        "coded_p50_ms": statistics.median(coded_ms), "coded_p95_ms": pct(coded_ms, 0.95),
-        "plain_p50_ms": statistics.median(plain_ms), "plain_p95_ms": pct(plain_ms, 0.95),
-        "ratio_median": statistics.median(c / p for c, p in zip(coded_ms, plain_ms)),
+        **paired_lists(coded_seg, plain_seg, queries, rounds),
     }
 
 
 def render(report: dict) -> str:
-    m = report["machine"]
-    lines = ["# Two-byte posting rows: the keyword file and the keyword lists", "",
-             f"Machine: {m['cpu']}, {m['cores']} cores, load {m['load_average']}. Per store: its keyword file held "
-             "with int32 rows and with coded rows (uint16 low halves, runs of a common high half), in one process; "
-             f"the peer questions' keyword lists ({N} rows, title 2.0, heading 1.5) alternating per question, "
-             f"{report['rounds']} rounds, ms per list (median over questions of each one's median).", "",
-             "| chunks | postings (runs) | file MB: int32 rows → coded | p50 / p95 ms: int32 | p50 / p95 ms: coded "
-             "| paired ratio, median | same lists |", "|---|---|---|---|---|---|---|"]
-    for size, r in report["sizes"].items():
-        lines.append(f"| {int(size):,} | {r['postings']:,} ({r['runs']:,}) | "
-                     f"{r['file_mb_plain_rows']:,.1f} → {r['file_mb_coded_rows']:,.1f} | "
-                     f"{r['plain_p50_ms']:.2f} / {r['plain_p95_ms']:.2f} | {r['coded_p50_ms']:.2f} / "
-                     f"{r['coded_p95_ms']:.2f} | {r['ratio_median']:.3f} | {r['same_lists']:.3f} |")
-    return "\n".join(lines) + "\n"
+    return bench_tf_codes.table(
+        report, "Two-byte posting rows",
+        "with int32 rows and with coded rows (uint16 low halves, runs of a common high half)", "int32 rows",
+        "postings (runs)", lambda r: f"{r['postings']:,} ({r['runs']:,}) | "
+        f"{r['file_mb_plain_rows']:,.1f} → {r['file_mb_coded_rows']:,.1f}")
 
 
 if __name__ == "__main__":

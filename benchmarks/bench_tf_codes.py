@@ -37,13 +37,14 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def paired_lists(first, second, queries: list[dict], rounds: int) -> dict:
-    """The peer questions' keyword lists on two keyword segments that must give the same lists,
-    alternating per question, ``rounds`` times: per question the median of each, in ms
-    (``first_ms``, ``second_ms``), and the share of lists that came out the same."""
+def paired_lists(coded, plain, queries: list[dict], rounds: int) -> dict:
+    """The peer questions' keyword lists on two keyword segments that must give the same lists
+    (one keeping postings coded, one plain), alternating per question, ``rounds`` times: per
+    question the median of each; their medians, p95s and paired ratio, in ms, and the share of
+    lists that came out the same."""
     from chaja.stores.bm25_segments import SegmentedBM25
 
-    bm25 = (SegmentedBM25.of(first), SegmentedBM25.of(second))
+    bm25 = (SegmentedBM25.of(coded), SegmentedBM25.of(plain))
     tokens = [SegmentedBM25.query_tokens(q["terms"]) for q in queries]
     tokens = [t for t in tokens if t]
     for t in tokens:                                   # warm-up: pages in, slots found
@@ -59,9 +60,17 @@ def paired_lists(first, second, queries: list[dict], rounds: int) -> dict:
                 got[k] = bm25[k].search(t, N, **WEIGHTS)
                 times[k][i].append(time.perf_counter() - t0)
             same += got[0] == got[1]
-    return {"first_ms": [1000 * statistics.median(x) for x in times[0]],
-            "second_ms": [1000 * statistics.median(x) for x in times[1]],
-            "questions": len(tokens), "same_lists": same / (rounds * len(tokens))}
+    coded_ms, plain_ms = ([1000 * statistics.median(x) for x in per] for per in times)
+    return {"questions": len(tokens), "rounds": rounds, "same_lists": same / (rounds * len(tokens)),
+            "coded_p50_ms": statistics.median(coded_ms), "coded_p95_ms": pct(coded_ms, 0.95),
+            "plain_p50_ms": statistics.median(plain_ms), "plain_p95_ms": pct(plain_ms, 0.95),
+            "ratio_median": statistics.median(c / p for c, p in zip(coded_ms, plain_ms))}
+
+
+def timing_cells(r: dict) -> str:
+    """The table's timing columns of one store's result (:func:`paired_lists`)."""
+    return (f"{r['plain_p50_ms']:.2f} / {r['plain_p95_ms']:.2f} | {r['coded_p50_ms']:.2f} / "
+            f"{r['coded_p95_ms']:.2f} | {r['ratio_median']:.3f} | {r['same_lists']:.3f} |")
 
 
 def measure(path: Path, queries: list[dict], rounds: int) -> dict:
@@ -72,36 +81,36 @@ def measure(path: Path, queries: list[dict], rounds: int) -> dict:
     coded_seg = postings.load(path)
     tf = coded_seg.tf
     plain_seg = replace(coded_seg, tf=np.asarray(tf), _slots={}, scratch=[])
-    paired = paired_lists(coded_seg, plain_seg, queries, rounds)
-    coded_ms, plain_ms = paired["first_ms"], paired["second_ms"]
     postings_n = int(coded_seg.rows.shape[0])
     return {
         "chunks": coded_seg.n_rows, "postings": postings_n, "spilled_postings": int(len(tf.spill_at)),
         "file_mb": path.stat().st_size / 1e6,
         "file_mb_with_16_bit_frequencies": (path.stat().st_size - tf.codes.nbytes - tf.spill_at.nbytes
                                             - tf.spill.nbytes + postings_n * 6) / 1e6,
-        "questions": paired["questions"], "rounds": rounds, "same_lists": paired["same_lists"],
-        "coded_p50_ms": statistics.median(coded_ms), "coded_p95_ms": pct(coded_ms, 0.95),
-        "plain_p50_ms": statistics.median(plain_ms), "plain_p95_ms": pct(plain_ms, 0.95),
-        "ratio_median": statistics.median(c / p for c, p in zip(coded_ms, plain_ms)),
+        **paired_lists(coded_seg, plain_seg, queries, rounds),
     }
 
 
-def render(report: dict) -> str:
+def table(report: dict, title: str, held: str, kept: str, extra: str, cells) -> str:
+    """The results page: ``held`` says how each keyword file was held, ``kept`` names the plain
+    form in the headers, ``extra`` the second column; ``cells(r)`` gives a row's first cells."""
     m = report["machine"]
-    lines = ["# One-byte term frequencies: the keyword file and the keyword lists", "",
+    lines = [f"# {title}: the keyword file and the keyword lists", "",
              f"Machine: {m['cpu']}, {m['cores']} cores, load {m['load_average']}. Per store: its keyword file held "
-             "as written (one code a posting) and decoded into the 16-bit array it kept before, in one process; "
-             f"the peer questions' keyword lists ({N} rows, title 2.0, heading 1.5) alternating per question, "
-             f"{report['rounds']} rounds, ms per list (median over questions of each one's median).", "",
-             "| chunks | postings (spilled) | file MB: 16-bit → coded | p50 / p95 ms: 16-bit | p50 / p95 ms: coded "
+             f"{held}, in one process; the peer questions' keyword lists ({N} rows, title 2.0, heading 1.5) "
+             f"alternating per question, {report['rounds']} rounds, ms per list (median over questions of each "
+             "one's median).", "",
+             f"| chunks | {extra} | file MB: {kept} → coded | p50 / p95 ms: {kept} | p50 / p95 ms: coded "
              "| paired ratio, median | same lists |", "|---|---|---|---|---|---|---|"]
-    for size, r in report["sizes"].items():
-        lines.append(f"| {int(size):,} | {r['postings']:,} ({r['spilled_postings']:,}) | "
-                     f"{r['file_mb_with_16_bit_frequencies']:,.1f} → {r['file_mb']:,.1f} | "
-                     f"{r['plain_p50_ms']:.2f} / {r['plain_p95_ms']:.2f} | {r['coded_p50_ms']:.2f} / "
-                     f"{r['coded_p95_ms']:.2f} | {r['ratio_median']:.3f} | {r['same_lists']:.3f} |")
+    lines += [f"| {int(size):,} | {cells(r)} | " + timing_cells(r) for size, r in report["sizes"].items()]
     return "\n".join(lines) + "\n"
+
+
+def render(report: dict) -> str:
+    return table(report, "One-byte term frequencies",
+                 "as written (one code a posting) and decoded into the 16-bit array it kept before", "16-bit",
+                 "postings (spilled)", lambda r: f"{r['postings']:,} ({r['spilled_postings']:,}) | "
+                 f"{r['file_mb_with_16_bit_frequencies']:,.1f} → {r['file_mb']:,.1f}")
 
 
 def main(measure=measure, render=render, out: str = "tf-codes", doc: str = __doc__) -> int:
