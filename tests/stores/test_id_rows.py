@@ -43,3 +43,18 @@ def test_appended_rows_are_found_beside_the_arrays_and_after_a_rebuild(monkeypat
     assert not index._extra and index.rows(grown).tolist() == list(range(24))
     index.extended(grown + ["c24"], 24)
     assert index.get("c24") == 24 and index.get("c5") == 5 and index.get("c25") == -1
+
+
+def test_ids_asked_again_come_from_memory_until_the_rows_change(monkeypatch):
+    ids = [f"c{i}" for i in range(100)]
+    index = IdRows(list(ids))
+    looked: list[int] = []
+    real = IdRows._looked_up
+    monkeypatch.setattr(IdRows, "_looked_up", lambda self, w: looked.append(len(w)) or real(self, w))
+    assert index.rows(["c5", "c200", "c7"]).tolist() == [5, -1, 7]
+    assert index.rows(["c7", "c200", "c5", "c9"]).tolist() == [7, -1, 5, 9] and looked == [3, 1]
+    index.extended(ids + ["c200"], 100)                      # an id not held before is now
+    assert index.rows(["c200", "c5"]).tolist() == [100, 5] and looked == [3, 1, 2]
+    monkeypatch.setattr(id_rows, "MEMO", 4)                   # past the memo's size: forgotten at once
+    index.rows([f"c{i}" for i in range(10, 16)])
+    assert len(index._memo) <= 6 and index.rows(["c10"]).tolist() == [10]
