@@ -7,7 +7,7 @@ import pytest
 
 from chaja.stores import array_file, postings
 from chaja.stores.bm25_segments import SegmentedBM25
-from chaja.stores.row_codes import CodedRows, DecodedMemo, as_rows
+from chaja.stores.row_codes import CodedRows, DecodedMemo
 
 W = {"title_weight": 2.0, "heading_weight": 1.5}
 
@@ -37,7 +37,7 @@ def test_codes_decode_to_the_rows_for_every_term_and_any_slice():
         assert np.array_equal(coded[int(a):int(b)], rows[a:b])
     assert coded[:0].size == 0 and coded[10:5].size == 0
     at = np.array([0, 7, rows.size - 1])
-    assert np.array_equal(coded[at], rows[at]) and np.array_equal(as_rows(coded), rows)
+    assert np.array_equal(coded[at], rows[at]) and np.array_equal(coded.decoded(), rows)
 
 
 def test_small_and_empty_row_sets_and_rows_out_of_range():

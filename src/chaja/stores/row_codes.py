@@ -95,11 +95,6 @@ class CodedRows:
         return out if dtype is None else out.astype(dtype, copy=False)
 
 
-def as_rows(rows) -> np.ndarray:
-    """Plain ``int32`` row numbers of ``rows``, coded or not."""
-    return rows.decoded() if isinstance(rows, CodedRows) else np.asarray(rows)
-
-
 class DecodedMemo:
     """Decoded rows of the terms read lately, kept read-only up to ``limit`` rows in all
     (then forgotten at once, as a segment forgets its term slots)."""
@@ -123,4 +118,3 @@ class DecodedMemo:
                 self.rows[key] = rows
                 self.size += rows.size
         return rows
-
