@@ -123,6 +123,34 @@ def test_a_keyword_file_of_an_older_format_is_written_again_by_the_next_compacti
         assert not again.keywords_to_write() and again._keywords.base_seq is not None
 
 
+def test_a_keyword_file_with_four_byte_rows_is_searched_and_written_coded_by_the_next_compaction(stores):
+    """A file of the layout before the rows were coded still maps and answers as before; the
+    store says it is due, and the next compaction (not forced) writes it coded."""
+    from chaja.stores import array_file
+    from chaja.stores.row_codes import CodedRows
+
+    path, writer, _, ref = stores
+    rng = random.Random(11)
+    writer.put_documents([make(f"d{i}", rng) for i in range(30)])
+    writer.compact(force=True)
+    side = path.with_name("s.chaja-keywords")
+    arrays, meta = array_file.load(side, postings.MAGIC)
+    arrays["rows"] = np.asarray(postings.load(side).rows).astype(np.int32)
+    for name in ("row_low", "row_run_start", "row_run_high"):
+        del arrays[name]
+    array_file.save(side, postings.MAGIC_PLAIN_ROWS, arrays, meta)
+    with SqliteStore(path) as fresh:
+        assert fresh.keywords_to_write()
+        assert fresh._keywords.base_seq is not None          # mapped, not built in memory
+        assert_same_as_fts5(fresh, ref)
+        assert fresh.compact()
+        assert not fresh.keywords_to_write()
+        assert_same_as_fts5(fresh, ref)
+    assert isinstance(postings.load(side).rows, CodedRows)
+    with SqliteStore(path) as again:
+        assert not again.keywords_to_write()
+
+
 def test_a_term_of_several_tokens_is_matched_as_its_words(stores):
     _, writer, _, ref = stores
     rng = random.Random(2)
