@@ -93,7 +93,8 @@ def test_a_file_of_plain_rows_still_maps_and_is_written_coded(tmp_path):
     array_file.save(tmp_path / "old", postings.MAGIC_PLAIN_ROWS, arrays, meta)
     old = postings.load(tmp_path / "old")
     assert not isinstance(old.rows, CodedRows)
-    assert SegmentedBM25.of(old).search(["rare", "seven"], 10, **W) == SegmentedBM25.of(built).search(["rare", "seven"], 10, **W)
+    query = ["rare", "seven"]
+    assert SegmentedBM25.of(old).search(query, 10, **W) == SegmentedBM25.of(built).search(query, 10, **W)
     postings.save(old, tmp_path / "rewritten", {})
     assert isinstance(postings.load(tmp_path / "rewritten").rows, CodedRows)
     with pytest.raises(ValueError):

@@ -5,6 +5,7 @@ a file that is missing, damaged, from another store or behind the log."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -98,21 +99,30 @@ def test_a_file_that_cannot_be_trusted_is_rebuilt_from_the_stored_terms(stores, 
         assert_same_as_fts5(fresh, ref)
 
 
-def test_a_keyword_file_of_an_older_format_is_written_again_by_the_next_compaction(stores):
-    """A file the store cannot map (here: the format before one-byte frequencies) is built from
-    the rows in memory, said to be waiting, and written by the next compaction, due or not."""
+def in_older_layout(stores, seed: int, magic: bytes, plain: str, coded: tuple[str, ...], decoded) -> Path:
+    """The writer's store compacted, its keyword file written again with ``magic`` and the
+    arrays ``coded`` replaced by one array ``plain`` (``decoded(segment)``); the file's path."""
     from chaja.stores import array_file
 
-    path, writer, _, ref = stores
-    rng = random.Random(9)
+    path, writer, _, _ = stores
+    rng = random.Random(seed)
     writer.put_documents([make(f"d{i}", rng) for i in range(30)])
     writer.compact(force=True)
     side = path.with_name("s.chaja-keywords")
     arrays, meta = array_file.load(side, postings.MAGIC)
-    arrays["tf"] = np.asarray(postings.load(side).tf)
-    for name in ("tf_codes", "tf_spill_at", "tf_spill"):
+    arrays[plain] = decoded(postings.load(side))
+    for name in coded:
         del arrays[name]
-    array_file.save(side, b"CHJKW\x00\x01\x00", arrays, meta)
+    array_file.save(side, magic, arrays, meta)
+    return side
+
+
+def test_a_keyword_file_of_an_older_format_is_written_again_by_the_next_compaction(stores):
+    """A file the store cannot map (here: the format before one-byte frequencies) is built from
+    the rows in memory, said to be waiting, and written by the next compaction, due or not."""
+    path, _, _, ref = stores
+    in_older_layout(stores, 9, b"CHJKW\x00\x01\x00", "tf", ("tf_codes", "tf_spill_at", "tf_spill"),
+                    lambda seg: np.asarray(seg.tf))
     with SqliteStore(path) as fresh:
         assert fresh.keywords_to_write()
         assert_same_as_fts5(fresh, ref)
@@ -126,19 +136,11 @@ def test_a_keyword_file_of_an_older_format_is_written_again_by_the_next_compacti
 def test_a_keyword_file_with_four_byte_rows_is_searched_and_written_coded_by_the_next_compaction(stores):
     """A file of the layout before the rows were coded still maps and answers as before; the
     store says it is due, and the next compaction (not forced) writes it coded."""
-    from chaja.stores import array_file
     from chaja.stores.row_codes import CodedRows
 
-    path, writer, _, ref = stores
-    rng = random.Random(11)
-    writer.put_documents([make(f"d{i}", rng) for i in range(30)])
-    writer.compact(force=True)
-    side = path.with_name("s.chaja-keywords")
-    arrays, meta = array_file.load(side, postings.MAGIC)
-    arrays["rows"] = np.asarray(postings.load(side).rows).astype(np.int32)
-    for name in ("row_low", "row_run_start", "row_run_high"):
-        del arrays[name]
-    array_file.save(side, postings.MAGIC_PLAIN_ROWS, arrays, meta)
+    path, _, _, ref = stores
+    side = in_older_layout(stores, 11, postings.MAGIC_PLAIN_ROWS, "rows",
+                           ("row_low", "row_run_start", "row_run_high"), lambda seg: np.asarray(seg.rows).astype(np.int32))
     with SqliteStore(path) as fresh:
         assert fresh.keywords_to_write()
         assert fresh._keywords.base_seq is not None          # mapped, not built in memory
