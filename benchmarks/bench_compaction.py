@@ -31,7 +31,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from machine import Steps, describe, write_results  # noqa: E402
 import peer_corpus  # noqa: E402
-from peer_systems import packed_meta  # noqa: E402
+from peer_systems import record_vector_statistics  # noqa: E402
 
 REPO = HERE.parent
 K = 10
@@ -83,8 +83,6 @@ def main() -> int:
         print(f"no peers store at {source}: build it once with\n"
               f"  python benchmarks/bench_peers.py --size {args.size} --systems chaja", file=sys.stderr)
         return 2
-    from chaja.search import background
-    from chaja.language_means import META_KEY, encode_means
     from chaja.stores.sqlite import SqliteStore
 
     queries = json.loads(queries_file.read_text())
@@ -102,8 +100,7 @@ def main() -> int:
                              for i in range(args.size, args.size + args.add)])
         writes = time.perf_counter() - t0
         t0 = time.perf_counter()
-        store.set_meta(META_KEY, encode_means(store.language_means()))
-        store.set_meta(background.META_KEY, background.encode(background.of_store(store), **packed_meta(store)))
+        record_vector_statistics(store)
         statistics = time.perf_counter() - t0
         updated_s, updated_steps = timed_compaction(store)
         updated_recall = graph_recall(store, queries)

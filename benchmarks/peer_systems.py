@@ -40,14 +40,18 @@ def rrf(lists: list[list[int]], k: int, c: int = 60) -> list[int]:
     return sorted(score, key=lambda x: (-score[x], x))[:k]
 
 
-def packed_meta(store) -> dict:
-    """``background.encode``'s ``binary`` as ``chaja index`` passes it (statistics kept as bytes
-    in a SQLite store), for a version that packs them; nothing for one that does not."""
-    try:
-        from chaja import meta_arrays
-    except ImportError:
-        return {}
-    return {"binary": meta_arrays.stores_bytes(store)}
+def record_vector_statistics(store) -> None:
+    """The language means and background statistics, recorded as ``chaja index`` records them
+    (``store_statistics.record_vector_statistics``; a version without it wrote them as text)."""
+    from chaja import store_statistics
+    recorded = getattr(store_statistics, "record_vector_statistics", None)
+    if recorded is not None:
+        recorded(store)
+        return
+    from chaja.language_means import META_KEY, encode_means
+    from chaja.search import background
+    store.set_meta(META_KEY, encode_means(store.language_means()))
+    store.set_meta(background.META_KEY, background.encode(background.of_store(store)))
 
 
 def fresh_folder(folder: Path) -> None:
@@ -131,8 +135,7 @@ class Chaja:
 
         from chaja.encoders.aligned import UseM3Encoder, get_aligned_encoder
         from chaja import store_statistics
-        from chaja.search import background, lexicon
-        from chaja.language_means import META_KEY, encode_means
+        from chaja.search import lexicon
         from chaja.stores.sqlite import SqliteStore
 
         import chaja
@@ -155,8 +158,7 @@ class Chaja:
         rows = time.perf_counter() - t0
         # the statistics first, as Index.add records them: the e5 graphs are built without
         # the language direction the means give
-        store.set_meta(META_KEY, encode_means(store.language_means()))
-        store.set_meta(background.META_KEY, background.encode(background.of_store(store), **packed_meta(store)))
+        record_vector_statistics(store)
         statistics = time.perf_counter() - t0 - rows
         steps = Steps(echo="chaja")            # each compaction step's seconds, and a line on stderr
         store.compact(force=True, graphs=False, progress=steps)     # a bulk load: graphs deferred

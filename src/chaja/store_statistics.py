@@ -51,10 +51,7 @@ def record(store: Store, aligned: Callable[[], Encoder | None], drift: float, ch
             done(store)
             return
     stage("vector statistics")
-    means = store.language_means()
-    store.set_meta(META_KEY, encode_means(means))
-    store.set_meta(background.META_KEY, background.encode(background.of_store(store),
-                                                          binary=meta_arrays.stores_bytes(store)))
+    means = record_vector_statistics(store)
     several = sum(1 for lang, (count, _) in means.items() if lang and count) > 1
     encoder = aligned() if several else None
     if encoder is not None:
@@ -68,6 +65,16 @@ def done(store: Store) -> None:
     """Say the statistics follow the last index run."""
     if store.get_meta(PENDING) is not None:
         store.set_meta(PENDING, "0")
+
+
+def record_vector_statistics(store: Store) -> dict:
+    """Record the per-language mean vectors and each vector field's background statistics
+    (packed where the store keeps bytes: :mod:`chaja.meta_arrays`); the means."""
+    means = store.language_means()
+    store.set_meta(META_KEY, encode_means(means))
+    store.set_meta(background.META_KEY, background.encode(background.of_store(store),
+                                                          binary=meta_arrays.stores_bytes(store)))
+    return means
 
 
 def record_lexicon(store: Store, aligned: Encoder | None, tables: bool = True) -> None:

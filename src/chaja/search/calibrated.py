@@ -90,7 +90,9 @@ def logistic(x: float) -> float:
 
 def keyword_values(hits: Sequence[Hit], shares: Mapping[str, float], power: float = 2.0) -> dict[str, float]:
     """K(c) = share(c)^power · s(c) / max s for the chunks of the keyword list (``shares``:
-    chunk → share of the query's content terms it holds)."""
+    chunk → share of the query's content terms it holds). A search passes
+    ``search.keyword_share_power`` (1.5) here and down from :func:`calibrated_evidence`; the
+    bare default, 2, is the formula as first written, which the formula's tests pin."""
     top = max((h.score for h in hits), default=0.0)
     if top <= 0:
         return {}

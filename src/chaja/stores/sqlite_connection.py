@@ -170,9 +170,10 @@ class SqliteConnection:
         try:
             self._db.execute(f"PRAGMA busy_timeout = {int(min(self.busy_timeout_s, 0.5) * 1000)}")
             self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            self._db.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_s * 1000)}")
         except sqlite3.Error:
             pass
+        finally:            # (a checkpoint that failed leaves the store's own wait for later writes)
+            self._db.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_s * 1000)}")
 
     def close(self) -> None:
         if self._db is not None:

@@ -78,7 +78,6 @@ class SqliteKeywordIndex:
         self.seq = -1            # last log entry applied
         self.base_rows = 0       # rows of the file segment
         self.base_seq: int | None = None   # the log entry the mapped file covers (None: built in memory)
-        self.base_plain_rows = False       # the mapped file keeps its rows in four bytes (the layout before)
         self.touched: set[int] = set()     # rows the log added or removed after the base
         self.pinned = 0          # inside store.reading(): refresh keeps this view (chaja.stores.one_view)
 
@@ -95,11 +94,9 @@ class SqliteKeywordIndex:
             if seg.header.get("store_id") != self.store_id or int(seg.header.get("seq", -1)) < pruned:
                 raise ValueError("stale")
             seq = base_seq = int(seg.header["seq"])
-            self.base_plain_rows = not isinstance(seg.rows, CodedRows)
         except (OSError, ValueError, KeyError):
             seq, base_seq = self._marks()[0], None
             seg = build_all(self.db, self.packing)
-            self.base_plain_rows = False
         self.bm25, self.seq, self.base_rows = SegmentedBM25.of(seg), seq, seg.n_rows
         self.base_seq, self.touched = base_seq, set()
 
@@ -141,7 +138,12 @@ class SqliteKeywordIndex:
         (missing, damaged, of another store or another format), or the file keeps its rows
         in four bytes (mapped and searched as it is): the next compaction writes it."""
         self.refresh()
-        return self.base_seq is None or self.base_plain_rows
+        return self._file_due()
+
+    def _file_due(self) -> bool:
+        """Whether the base segment is not a mapped file of today's layout: built in memory
+        (no file it could map), or a file whose rows are four bytes each (mapped as it is)."""
+        return self.base_seq is None or not isinstance(self.bm25.segments[0].rows, CodedRows)
 
     def pending_rows(self) -> int:
         return 0 if self.bm25 is None else sum(s.n_rows for s in self.bm25.segments[1:])
@@ -159,8 +161,7 @@ class SqliteKeywordIndex:
             self._refresh_in_transaction()
             bm25 = self.bm25
             pending = self.pending_rows()
-            # (missing, damaged, of an older format, or rows in four bytes)
-            unusable = not self.path.exists() or self.base_seq is None or self.base_plain_rows
+            unusable = not self.path.exists() or self._file_due()    # (missing, damaged, older)
             stale = bm25.n_rows != self.base_rows or len(bm25.segments) > 1 or unusable
             threshold = max(COMPACT_MIN_ROWS, COMPACT_SHARE * bm25.n_rows)
             if not (force or (stale and (pending >= threshold or unusable))):
@@ -186,5 +187,5 @@ class SqliteKeywordIndex:
             raise
         self.bm25 = SegmentedBM25.of(postings.load(self.path))
         self.base_rows = self.bm25.segments[0].n_rows
-        self.base_seq, self.touched, self.base_plain_rows = self.seq, set(), False
+        self.base_seq, self.touched = self.seq, set()
         return True
