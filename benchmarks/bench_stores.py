@@ -203,41 +203,65 @@ def search(store, queries, random_queries, warmup: int = 10) -> tuple[dict, list
 
 
 def keyword_engines(pg, pg_dsn: str, schema: str, queries) -> dict:
-    """The PostgreSQL store's two keyword engines on the same schema: the postings the
+    """The PostgreSQL store's three keyword engines on the same schema: the postings the
     reader keeps (built on its first search, then mapped from the cache by the next
-    store object) against ranking every match in SQL; queries interleaved, with top-10
-    agreement and the largest relative score difference."""
+    store object), the postings the database keeps (written by the first search of a
+    ``stored`` store object, then fetched term by term), and ranking every match in SQL;
+    queries interleaved, with top-10 agreement and the largest relative score difference
+    against the reader's postings."""
     from chaja.stores.postgres import PostgresStore
 
     t = time.perf_counter()
     pg.keyword(queries[0][0], N_CANDIDATES)
     build_ms = (time.perf_counter() - t) * 1000
     again = PostgresStore(pg_dsn, schema=schema)
+    stored = PostgresStore(pg_dsn, schema=schema, keyword_engine="stored")
     sql = PostgresStore(pg_dsn, schema=schema, keyword_engine="sql")
     try:
         t = time.perf_counter()
         again.keyword(queries[0][0], N_CANDIDATES)
         cached_ms = (time.perf_counter() - t) * 1000
-        fast, slow, agree, worst = [], [], [], 0.0
+        t = time.perf_counter()
+        stored.keyword(queries[0][0], N_CANDIDATES)
+        stored_build_ms = (time.perf_counter() - t) * 1000
+        stored_bytes = stored.conn.execute(stored._q(
+            "SELECT pg_total_relation_size('{s}.keyword_postings') + pg_total_relation_size('{s}.keyword_parts')"
+        )).fetchone()[0]
+        times: dict[str, list[float]] = {"postings": [], "stored": [], "sql": []}
+        agree: dict[str, list[float]] = {"stored": [], "sql": []}
+        worst = {"stored": 0.0, "sql": 0.0}
         for terms, _, _ in queries:
-            t = time.perf_counter()
-            a = again.keyword(terms, N_CANDIDATES)
-            fast.append((time.perf_counter() - t) * 1000)
-            t = time.perf_counter()
-            b = sql.keyword(terms, N_CANDIDATES)
-            slow.append((time.perf_counter() - t) * 1000)
-            agree.append(len({h.chunk_id for h in a[:TOP_K]} & {h.chunk_id for h in b[:TOP_K]}) / max(1, min(TOP_K, len(b))))
-            sb = {h.chunk_id: h.score for h in b}
-            worst = max([worst] + [abs(h.score - sb[h.chunk_id]) / abs(sb[h.chunk_id])
-                                   for h in a if h.chunk_id in sb and sb[h.chunk_id]])
-        ratio = [f / s for f, s in zip(fast, slow)]
+            lists = {}
+            for name, store in (("postings", again), ("stored", stored), ("sql", sql)):
+                t = time.perf_counter()
+                lists[name] = store.keyword(terms, N_CANDIDATES)
+                times[name].append((time.perf_counter() - t) * 1000)
+            a = lists["postings"]
+            for name in ("stored", "sql"):
+                b = lists[name]
+                agree[name].append(len({h.chunk_id for h in a[:TOP_K]} & {h.chunk_id for h in b[:TOP_K]})
+                                   / max(1, min(TOP_K, len(b))))
+                sb = {h.chunk_id: h.score for h in b}
+                worst[name] = max([worst[name]] + [abs(h.score - sb[h.chunk_id]) / abs(sb[h.chunk_id])
+                                                   for h in a if h.chunk_id in sb and sb[h.chunk_id]])
     finally:
-        again.close()
-        sql.close()
-    return {"postings": summary(fast), "sql": summary(slow), "postings_over_sql_p50_paired": round(pct(ratio, 50), 4),
-            "top10_agreement": round(statistics.fmean(agree), 4), "max_relative_score_difference": worst,
+        for store in (again, stored, sql):
+            store.close()
+
+    def paired(name: str, over: str = "postings") -> float:
+        return round(pct([x / y for x, y in zip(times[name], times[over])], 50), 4)
+
+    return {**{name: summary(ms) for name, ms in times.items()},
+            "postings_over_sql_p50_paired": paired("postings", "sql"),
+            "stored_over_postings_p50_paired": paired("stored"),
+            "top10_agreement": round(statistics.fmean(agree["sql"]), 4),
+            "stored_top10_agreement": round(statistics.fmean(agree["stored"]), 4),
+            "max_relative_score_difference": worst["sql"],
+            "stored_max_relative_score_difference": worst["stored"],
             "first_search_building_postings_ms": round(build_ms, 1),
-            "first_search_from_cache_ms": round(cached_ms, 1)}
+            "first_search_from_cache_ms": round(cached_ms, 1),
+            "first_stored_search_writing_postings_ms": round(stored_build_ms, 1),
+            "stored_postings_bytes": int(stored_bytes)}
 
 
 def run_size(n: int, n_queries: int, n_extra: int, sqlite_dir: Path, pg_dsn: str,

@@ -14,6 +14,8 @@ def sql(dsn, query, *args):
 
 #: How to take a store back from each migration, to test the upgrade from older versions.
 UNDO = {
+    10: ['DROP TABLE {s}.keyword_postings', 'DROP TABLE {s}.keyword_parts', 'DROP TABLE {s}.keyword_removed',
+         "DELETE FROM {s}.meta WHERE key = 'keyword_postings'"],
     9: ['ALTER TABLE {s}.chunks DROP COLUMN location', 'ALTER TABLE {s}.staged_chunks DROP COLUMN location'],
     8: ['DROP TABLE {s}.keyword_log', "DELETE FROM {s}.meta WHERE key = 'store_id'"],
     7: ['DROP TABLE {s}.staged_chunks'],

@@ -140,7 +140,7 @@ def test_the_small_segments_merge_once_they_are_many(stores, monkeypatch):
 def test_an_unknown_engine_is_refused(pg_dsn, pg_schema):
     from chaja.stores.base import StoreError
 
-    with pytest.raises(StoreError, match="keyword_engine must be one of postings, sql"):
+    with pytest.raises(StoreError, match="keyword_engine must be one of postings, stored, sql"):
         PostgresStore(pg_dsn, schema=pg_schema, keyword_engine="fts5")
 
 

@@ -133,3 +133,15 @@ def test_a_version_4_store_gains_bm25_statistics(pg_dsn, pg_schema, build):
         assert sql(pg_dsn, f'SELECT chunks FROM "{pg_schema}".fts_stats')[0][0] == 2
         after = s.keyword(bigram_terms("내용"), 5)
     assert [(h.chunk_id, pytest.approx(h.score)) for h in after] == [(h.chunk_id, h.score) for h in before]
+
+
+def test_a_version_9_store_gains_stored_postings_that_its_stored_engine_writes(pg_dsn, pg_schema, build):
+    with PostgresStore(pg_dsn, schema=pg_schema) as s:
+        s.put_document(*build.make_doc("d", "문서", ["내용 내용", "둘째"]))
+        before = s.keyword(bigram_terms("내용"), 5)
+    back_to_version(pg_dsn, pg_schema, 9)
+    with PostgresStore(pg_dsn, schema=pg_schema, keyword_engine="stored") as s:
+        assert s.schema_version() == SCHEMA_VERSION
+        after = s.keyword(bigram_terms("내용"), 5)
+    assert sql(pg_dsn, f'SELECT count(*) FROM "{pg_schema}".keyword_parts')[0][0] == 1
+    assert [(h.chunk_id, pytest.approx(h.score)) for h in after] == [(h.chunk_id, h.score) for h in before]

@@ -1,6 +1,7 @@
 """Keyword search: BM25 over the query terms, from the postings this reader keeps
-(:mod:`chaja.stores.postgres.keywords`, the ``postings`` engine) or ranked in SQL over the
-full-text index (the ``sql`` engine), and which query terms each chunk holds.
+(:mod:`chaja.stores.postgres.keywords`, the ``postings`` engine), from the postings the
+database keeps (:mod:`chaja.stores.postgres.stored_search`, the ``stored`` engine) or ranked
+in SQL over the full-text index (the ``sql`` engine), and which query terms each chunk holds.
 
 A query term never becomes tsquery syntax: the terms travel as one ``text[]``
 parameter and each one goes through ``phraseto_tsquery('simple', term)``, which
@@ -18,13 +19,17 @@ from chaja.documents import Hit
 from chaja.filters import Filters
 from chaja.stores.base import allowed_rows
 from chaja.stores.bm25_segments import SegmentedBM25
+from chaja.stores.postgres import stored_postings
+from chaja.stores.postgres.stored_search import keyword_stored
 from chaja.stores.postgres.values import clean, filter_sql
 
 #: BM25's parameters, as FTS5's ``bm25()`` in the SQLite store.
 BM25_K1, BM25_B = 1.2, 0.75
 #: ``postings``: the reader keeps the postings (chaja.stores.postgres.keywords) and
-#: scores only the query terms' lists; ``sql``: every matching row is ranked in SQL.
-KEYWORD_ENGINES = ("postings", "sql")
+#: scores only the query terms' lists; ``stored``: the database keeps them and a search
+#: fetches its terms' lists (chaja.stores.postgres.stored_postings); ``sql``: every
+#: matching row is ranked in SQL.
+KEYWORD_ENGINES = ("postings", "stored", "sql")
 
 _TEXT_CONFIG = "pg_catalog.simple"
 
@@ -74,7 +79,11 @@ def keyword(store, terms: list[str], n: int, *, title_weight: float = 2.0,
             raise ValueError(f"{name} must be a finite number >= 0, got {w!r}")
     if n <= 0:
         return []
-    tokens = SegmentedBM25.query_tokens(terms) if store.keyword_engine == "postings" else None
+    tokens = SegmentedBM25.query_tokens(terms) if store.keyword_engine != "sql" else None
+    if tokens is not None and store.keyword_engine == "stored":
+        return store._run("keyword search failed", lambda: keyword_stored(
+            store, tokens, n, title_weight=title_weight, heading_weight=heading_weight, field=field,
+            lang=clean(lang) or None, where=where))
     if tokens is not None:
         return store._run("keyword search failed", lambda: keyword_postings(
             store, tokens, n, title_weight=title_weight, heading_weight=heading_weight, field=field,
@@ -172,13 +181,17 @@ def refresh(store) -> bool:
 
 
 def compact(store, *, progress=None) -> bool:
-    """Prune the keyword log to what readers still need
-    (:meth:`~chaja.stores.postgres.keywords.PostgresKeywordIndex.prune`; ``Index.add`` and
-    ``Index.delete`` call it, telling ``progress`` ``"keyword log"``); True when entries
-    were deleted. Nothing to do on a replica, which the primary's pruning reaches by
-    replication."""
+    """Fold the keyword log into the stored postings where the database keeps them
+    (:func:`~chaja.stores.postgres.stored_postings.fold`), then prune it to what readers
+    still need (:meth:`~chaja.stores.postgres.keywords.PostgresKeywordIndex.prune`);
+    ``Index.add`` and ``Index.delete`` call it, telling ``progress`` ``"keyword log"``.
+    True when either changed something. Nothing to do on a replica, which the primary's
+    work reaches by replication."""
     if store.replica:
         return False
     if progress is not None:
         progress("keyword log")
-    return store._run("cannot prune the keyword log", store._keywords.prune) > 0
+    folded = store._run("cannot fold the keyword log into the stored postings", lambda: stored_postings.fold(store))
+    kept = store._run("cannot read the stored postings' place", lambda: stored_postings.covered(store))
+    pruned = store._run("cannot prune the keyword log", lambda: store._keywords.prune(kept))
+    return folded or pruned > 0

@@ -47,7 +47,7 @@ LOG_KEEP_MIN = 10_000
 #: meta key: the newest log entry pruned away
 PRUNED_KEY = "keyword_log_pruned"
 
-_TERMS = "SELECT seq, lang, title_terms, heading_terms, body_terms FROM {s}.chunks"
+TERMS = "SELECT seq, lang, title_terms, heading_terms, body_terms FROM {s}.chunks"
 
 
 def default_cache() -> Path:
@@ -74,14 +74,14 @@ class PostgresKeywordIndex:
 
     def _rows(self, seqs: list[int]) -> postings.Segment:
         q = self.store._q
-        rows = self.store.conn.execute(q(_TERMS + " WHERE seq = ANY(%s) ORDER BY seq"), (seqs,)).fetchall()
+        rows = self.store.conn.execute(q(TERMS + " WHERE seq = ANY(%s) ORDER BY seq"), (seqs,)).fetchall()
         return postings.build(rows)
 
     def _build_all(self) -> postings.Segment:
         """Every chunk's postings, :data:`BUILD_BATCH` rows at a time."""
         q, conn = self.store._q, self.store.conn
         return postings.build_paged(lambda last: conn.execute(
-            q(_TERMS + " WHERE seq > %s ORDER BY seq LIMIT %s"), (last, BUILD_BATCH)).fetchall())
+            q(TERMS + " WHERE seq > %s ORDER BY seq LIMIT %s"), (last, BUILD_BATCH)).fetchall())
 
     def _pruned(self) -> int:
         """The newest log entry pruned away (0: none)."""
@@ -176,11 +176,12 @@ class PostgresKeywordIndex:
             self.bm25 = SegmentedBM25.of(bm25.merged())
             self._save(self.bm25.segments[0], self.seq, self._store_id())
 
-    def prune(self) -> int:
+    def prune(self, keep_after: int | None = None) -> int:
         """Delete the log's entries older than its newest ``max(LOG_KEEP_MIN, chunks)`` once
-        it spans twice that, and record the newest entry deleted (meta :data:`PRUNED_KEY`);
-        returns how many were deleted. Runs under the ``fts_stats`` row lock, so no writer
-        has entries in flight and the newest entries stay."""
+        it spans twice that, and never one after ``keep_after`` (the entry the stored
+        postings cover, :mod:`chaja.stores.postgres.stored_postings`), and record the newest
+        entry deleted (meta :data:`PRUNED_KEY`); returns how many were deleted. Runs under
+        the ``fts_stats`` row lock, so no writer has entries in flight and the newest entries stay."""
         q, conn = self.store._q, self.store.conn
         with conn.transaction():
             conn.execute(q("SELECT 1 FROM {s}.fts_stats FOR UPDATE"))
@@ -189,7 +190,9 @@ class PostgresKeywordIndex:
             keep = max(LOG_KEEP_MIN, self._recorded_rows())
             if high - low + 1 <= 2 * keep:
                 return 0
-            cut = high - keep
+            cut = high - keep if keep_after is None else min(high - keep, keep_after)
+            if cut < low:
+                return 0
             deleted = conn.execute(q("DELETE FROM {s}.keyword_log WHERE seq <= %s"), (cut,)).rowcount
             self.store.set_meta(PRUNED_KEY, str(cut))
         return int(deleted)

@@ -177,6 +177,27 @@ MIGRATIONS: list[tuple[int, str, list[str]]] = [
         "ALTER TABLE {s}.chunks ADD COLUMN location text",
         "ALTER TABLE {s}.staged_chunks ADD COLUMN location text",
     ]),
+    (10, "keyword postings kept in the database, for readers that keep none", [
+        # chaja.stores.postgres.stored_postings: the postings of the rows the keyword log
+        # had reached (meta 'keyword_postings'), in parts, one row per term and part
+        # (chaja.stores.posting_blobs), and the rows of some part deleted since
+        """CREATE TABLE {s}.keyword_parts (
+            part bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            low bigint NOT NULL,
+            rows bigint NOT NULL,
+            langs text[] NOT NULL
+        )""",
+        """CREATE TABLE {s}.keyword_postings (
+            term text COLLATE "C" NOT NULL,
+            part bigint NOT NULL REFERENCES {s}.keyword_parts (part) ON DELETE CASCADE,
+            postings bytea NOT NULL,
+            PRIMARY KEY (term, part)
+        )""",
+        # fetched whole, term by term: no compression to undo on every read
+        "ALTER TABLE {s}.keyword_postings ALTER COLUMN postings SET STORAGE EXTERNAL",
+        "CREATE INDEX keyword_postings_part ON {s}.keyword_postings (part)",
+        "CREATE TABLE {s}.keyword_removed (row bigint PRIMARY KEY)",
+    ]),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

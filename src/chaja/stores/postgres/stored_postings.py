@@ -1,0 +1,193 @@
+"""The PostgreSQL store's keyword postings kept in the database, so that a reader keeps
+none of its own (``keyword_engine="stored"``, :mod:`chaja.stores.postgres.stored_search`).
+
+A reader that keeps the postings (the default engine, :mod:`chaja.stores.postgres.keywords`)
+builds them once per machine and holds them in memory, about as much as the SQLite store's
+keyword file. Here the database holds them instead, one row per term and *part*
+(``keyword_postings``: the term's postings as :mod:`chaja.stores.posting_blobs` bytes), and a
+search fetches the rows of its own terms: any number of stateless readers search one database.
+
+Keeping in step. The parts cover the keyword log up to the entry in meta
+:data:`META_KEY`. :func:`fold` (``PostgresStore.compact``, which ``Index.add`` and
+``Index.delete`` run after each write) takes the log's entries after it, under the
+``fts_stats`` row lock that orders writers: the rows they removed that a part holds go to
+``keyword_removed``, the rows they added become one new part. Entries a fold has not taken
+yet a reader applies itself, as the default engine does. Parts are merged like the
+segments of a log-structured index: past :data:`MAX_PARTS` parts, every part but the
+largest becomes one (read back from the table, no chunk read again); once those hold
+:data:`REBUILD_SHARE` of the largest's rows, or the removed rows :data:`REMOVED_SHARE` of
+all, every part is built again from the chunks, so each row is rewritten a bounded
+number of times as a store grows.
+
+The postings are written the first time a store object with ``keyword_engine="stored"``
+searches a primary that has none (:func:`build`); from then on every writer's compaction
+keeps them, whatever its own engine.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+
+from chaja.stores import posting_blobs, postings
+from chaja.stores.postgres.keywords import BUILD_BATCH, PRUNED_KEY, TERMS
+from chaja.stores.tf_codes import CodedTf
+
+#: meta key: the newest keyword log entry the stored postings cover (absent: none are kept)
+META_KEY = "keyword_postings"
+#: past this many parts, every part but the largest is merged into one
+MAX_PARTS = 8
+#: every part is built again from the chunks once the others hold this share of the largest's rows ...
+REBUILD_SHARE = 0.5
+#: ... or the rows removed since reach this share of all the parts' rows
+REMOVED_SHARE = 0.2
+
+
+def covered(store) -> int | None:
+    """The newest log entry the stored postings cover, None when the store keeps none."""
+    row = store.conn.execute(store._q("SELECT value FROM {s}.meta WHERE key = %s"), (META_KEY,)).fetchone()
+    return int(row[0]) if row else None
+
+
+def build(store) -> None:
+    """Write every chunk's postings as one part, replacing any, and record the log entry
+    they cover (under the ``fts_stats`` row lock: no write lands in between)."""
+    with store.conn.transaction():
+        _lock(store)
+        _rebuild(store)
+
+
+def fold(store) -> bool:
+    """Take the log's entries after those the stored postings cover into them (removed rows
+    marked, added rows a new part), then merge parts as the module says; False when the
+    store keeps no stored postings or there was nothing to take."""
+    q, conn = store._q, store.conn
+    with conn.transaction():
+        _lock(store)
+        seq = covered(store)
+        if seq is None:
+            return False
+        if seq < int(store.get_meta(PRUNED_KEY) or 0):     # entries it needs are gone: start afresh
+            _rebuild(store)
+            return True
+        ops = conn.execute(q("SELECT seq, row, added FROM {s}.keyword_log WHERE seq > %s ORDER BY seq"),
+                           (seq,)).fetchall()
+        if not ops:
+            return False
+        first: dict[int, bool] = {}
+        last: dict[int, bool] = {}
+        for _, row, added in ops:
+            first.setdefault(int(row), bool(added))
+            last[int(row)] = bool(added)
+        gone = [r for r, added in first.items() if not added]       # added before: a part holds it
+        if gone:
+            conn.execute(q("INSERT INTO {s}.keyword_removed (row) SELECT unnest(%s::bigint[])"
+                           " ON CONFLICT DO NOTHING"), (gone,))
+        new = sorted(r for r, added in last.items() if added)
+        if new:
+            _write_part(store, postings.build(conn.execute(q(TERMS + " WHERE seq = ANY(%s) ORDER BY seq"),
+                                                           (new,)).fetchall()))
+        _set_covered(store, int(ops[-1][0]))
+        _tidy(store)
+    return True
+
+
+def _lock(store) -> None:
+    store.conn.execute(store._q("SELECT 1 FROM {s}.fts_stats FOR UPDATE"))
+
+
+def _set_covered(store, seq: int) -> None:
+    store.conn.execute(store._q("INSERT INTO {s}.meta (key, value) VALUES (%s, %s)"
+                                " ON CONFLICT (key) DO UPDATE SET value = excluded.value"), (META_KEY, str(seq)))
+
+
+def _rebuild(store) -> None:
+    """Every part built again from the chunks (inside the caller's transaction, lock held)."""
+    q, conn = store._q, store.conn
+    high = int(conn.execute(q("SELECT coalesce(max(seq), 0) FROM {s}.keyword_log")).fetchone()[0])
+    conn.execute(q("DELETE FROM {s}.keyword_parts"))
+    conn.execute(q("DELETE FROM {s}.keyword_removed"))
+    _write_part(store, postings.build_paged(lambda after: conn.execute(
+        q(TERMS + " WHERE seq > %s ORDER BY seq LIMIT %s"), (after, BUILD_BATCH)).fetchall()))
+    _set_covered(store, high)
+
+
+def _write_part(store, seg: postings.Segment) -> None:
+    """A new part of ``seg``'s postings, one row per term, by binary COPY."""
+    if seg.n_rows == 0:
+        return
+    q, conn = store._q, store.conn
+    low = int(seg.rowids[0])
+    part = conn.execute(q("INSERT INTO {s}.keyword_parts (low, rows, langs) VALUES (%s, %s, %s) RETURNING part"),
+                        (low, seg.n_rows, list(seg.lang_names))).fetchone()[0]
+    _copy(store, part, posting_blobs.of_segment(seg, low))
+
+
+def _copy(store, part: int, rows) -> None:
+    with store.conn.cursor() as cur:
+        with cur.copy(store._q("COPY {s}.keyword_postings (term, part, postings) FROM STDIN (FORMAT BINARY)")) as cp:
+            cp.set_types(["text", "int8", "bytea"])
+            for term, blob in rows:
+                cp.write_row((term, part, blob))
+
+
+def _tidy(store) -> None:
+    """Merge parts or build them all again, as the module says (lock held)."""
+    q, conn = store._q, store.conn
+    parts = conn.execute(q("SELECT part, rows FROM {s}.keyword_parts ORDER BY rows DESC, part")).fetchall()
+    if not parts:
+        return
+    removed = int(conn.execute(q("SELECT count(*) FROM {s}.keyword_removed")).fetchone()[0])
+    total = sum(int(r) for _, r in parts)
+    rest = sum(int(r) for _, r in parts[1:])
+    if rest >= REBUILD_SHARE * int(parts[0][1]) or removed >= max(1.0, REMOVED_SHARE * total):
+        _rebuild(store)
+    elif len(parts) > MAX_PARTS:
+        _merge(store, [int(p) for p, _ in parts[1:]])
+
+
+def _merge(store, parts: list[int]) -> None:
+    """The ``parts`` as one part of their live postings, read back from the table."""
+    q, conn = store._q, store.conn
+    removed = np.sort(np.asarray([r for (r,) in conn.execute(q("SELECT row FROM {s}.keyword_removed"))], np.int64))
+    names: dict[str, int] = {}
+    by_term: dict[str, list[posting_blobs.TermPostings]] = defaultdict(list)
+    for term, low, langs, blob in conn.execute(
+            q("SELECT k.term, p.low, p.langs, k.postings FROM {s}.keyword_postings k"
+              " JOIN {s}.keyword_parts p ON p.part = k.part WHERE k.part = ANY(%s)"), (parts,), binary=True):
+        got = posting_blobs.decode(blob, low)
+        codes = np.asarray([names.setdefault(n, len(names)) for n in langs], np.uint8)
+        by_term[term].append(posting_blobs.TermPostings(got.rows, got.tf, got.lengths, codes[got.langs]))
+    live_rows, merged = _joined(by_term, removed)
+    conn.execute(q("DELETE FROM {s}.keyword_parts WHERE part = ANY(%s)"), (parts,))
+    conn.execute(q("DELETE FROM {s}.keyword_removed WHERE row = ANY(%s)"),
+                 (removed[np.isin(removed, live_rows[1])].tolist(),))
+    if not merged:
+        return
+    low = int(live_rows[0].min())
+    part = conn.execute(q("INSERT INTO {s}.keyword_parts (low, rows, langs) VALUES (%s, %s, %s) RETURNING part"),
+                        (low, int(live_rows[0].size), list(names))).fetchone()[0]
+    _copy(store, part, ((term, posting_blobs.encode(p.rows - low, p.tf, p.lengths, p.langs))
+                        for term, p in merged.items()))
+
+
+def _joined(by_term: dict[str, list[posting_blobs.TermPostings]], removed: np.ndarray):
+    """((live rows, every row seen), term → its live postings of every part in one, by row)."""
+    merged: dict[str, posting_blobs.TermPostings] = {}
+    seen, live = [], []
+    for term, pieces in by_term.items():
+        rows = np.concatenate([p.rows for p in pieces])
+        seen.append(rows)
+        keep = ~np.isin(rows, removed) if removed.size else np.ones(rows.size, bool)
+        order = np.argsort(rows, kind="stable")
+        order = order[keep[order]]
+        if not order.size:
+            continue
+        tf = np.concatenate([p.tf.decoded() for p in pieces])[order]
+        lengths = np.concatenate([np.asarray(p.lengths, np.uint32) for p in pieces])[order]
+        merged[term] = posting_blobs.TermPostings(rows[order], CodedTf.encode(tf), lengths,
+                                                  np.concatenate([p.langs for p in pieces])[order])
+        live.append(rows[order])
+    every = np.unique(np.concatenate(seen)) if seen else np.zeros(0, np.int64)
+    alive = np.unique(np.concatenate(live)) if live else np.zeros(0, np.int64)
+    return (alive, every), merged

@@ -1,0 +1,189 @@
+"""The keyword list from the postings the database keeps (``keyword_engine="stored"``,
+:mod:`chaja.stores.postgres.stored_postings`): a reader keeps nothing between searches.
+
+One search, in one repeatable-read snapshot:
+
+1. one statement reads the stored postings' log entry, N and the total length
+   (``fts_stats``), the rows removed from a part, and the log entries no fold has taken yet;
+2. one reads the rows of the query's terms (``keyword_postings``, each part's row);
+3. rows the untaken entries added are read and tokenised here, as a small part of their
+   own (none after ``Index.add``, whose compaction folds them);
+4. each term's live postings are scored with the same BM25 as every other engine
+   (:mod:`chaja.stores.bm25_segments`; IDF from the live postings, avgdl from ``fts_stats``),
+   summed per row in query-term order, and the best ``n`` are named by one more read.
+
+It reads every posting of the query's terms, where the default engine's MaxScore skips
+the long lists of common terms; what it saves is the reader's memory and its first build.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from chaja.documents import Hit
+from chaja.filters import Filters
+from chaja.stores import posting_blobs, postings
+from chaja.stores.base import StoreError
+from chaja.stores.bm25_maxscore import B, K1, Term
+from chaja.stores.bm25_segments import _top
+from chaja.stores.postgres import stored_postings
+from chaja.stores.postgres.keywords import TERMS
+from chaja.stores.postgres.values import filter_sql
+from chaja.stores.tf_codes import CodedTf
+
+#: rows are summed in an array spanning the hit rows while it is at most this many times
+#: the postings (or 2²¹ rows); past that, by sorting
+SPAN_PER_POSTING = 4
+
+_STATE = (
+    "SELECT m.value, f.chunks, f.tokens,"
+    " (SELECT array_agg(row) FROM {s}.keyword_removed),"
+    " (SELECT array_agg(row ORDER BY seq) FROM {s}.keyword_log WHERE seq > m.value::bigint),"
+    " (SELECT array_agg(added ORDER BY seq) FROM {s}.keyword_log WHERE seq > m.value::bigint)"
+    " FROM {s}.fts_stats f LEFT JOIN {s}.meta m ON m.key = %s LIMIT 1"
+)
+_POSTINGS = ("SELECT k.term, p.low, p.langs, k.postings FROM {s}.keyword_postings k"
+             " JOIN {s}.keyword_parts p ON p.part = k.part WHERE k.term = ANY(%s::text[])")
+
+Piece = tuple[np.ndarray, "CodedTf | np.ndarray", np.ndarray, np.ndarray]   # rows, tf, lengths, languages
+
+
+def keyword_stored(store, tokens: list[str], n: int, *, title_weight: float, heading_weight: float,
+                   field: str, lang: str | None, where: Filters | None) -> list[Hit]:
+    """The keyword list of ``tokens`` (FTS5 tokens) from the stored postings, building them
+    first on a primary that keeps none."""
+    conn = store.conn
+    if conn.info.transaction_status == 0 and stored_postings.covered(store) is None:
+        if store.replica:
+            raise StoreError("this database keeps no keyword postings yet: open the store once on the primary "
+                             "with keyword_engine='stored', which writes them")
+        stored_postings.build(store)
+    outside = conn.info.transaction_status == 0
+    with conn.transaction():
+        if outside:         # one snapshot for every read below
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        return _search(store, tokens, n, title_weight=title_weight, heading_weight=heading_weight,
+                       field=field, lang=lang, where=where)
+
+
+def _search(store, tokens, n, *, title_weight, heading_weight, field, lang, where) -> list[Hit]:
+    q, conn = store._q, store.conn
+    state = conn.execute(q(_STATE), (stored_postings.META_KEY,)).fetchone()
+    if state is None or state[0] is None:
+        raise StoreError("the stored keyword postings are gone (the store was rebuilt?): search again")
+    _, n_rows, n_tokens, removed, log_rows, log_added = state
+    if not n_rows:
+        return []
+    dead, tail = _untaken(store, log_rows or [], log_added or [])
+    if removed:
+        dead = np.union1d(dead, np.asarray(removed, np.int64))
+    pieces: dict[str, list[Piece]] = {t: [] for t in tokens}
+    for term, low, langs, blob in conn.execute(q(_POSTINGS), (list(pieces),), binary=True):
+        got = posting_blobs.decode(blob, low)
+        pieces[term].append((got.rows, got.tf, got.lengths, _named(got.langs, langs, lang)))
+    if tail is not None:
+        for term in pieces:
+            rows, tf = tail.postings(term)
+            if rows.size:
+                pieces[term].append((np.asarray(tail.rowids)[rows], tf, np.asarray(tail.lengths)[rows],
+                                     _named(np.asarray(tail.langs)[rows], tail.lang_names, lang)))
+    found = best_rows([pieces[t] for t in tokens if t], n_rows=int(n_rows), n_tokens=int(n_tokens),
+                      title_weight=title_weight, heading_weight=heading_weight, field=field,
+                      lang=lang, dead=dead)
+    if found is None:
+        return []
+    hits = _top(*found, n, _allowed(store, where) if where else None)
+    if not hits:
+        return []
+    ids = dict(conn.execute(q("SELECT seq, id FROM {s}.chunks WHERE seq = ANY(%s)"), ([r for r, _ in hits],)))
+    return [Hit(ids[r], score) for r, score in hits if r in ids]
+
+
+def _named(codes: np.ndarray, names: list[str], lang: str | None) -> np.ndarray:
+    """Whether each posting's row is in ``lang`` (all True without one)."""
+    if lang is None:
+        return np.ones(codes.size, bool)
+    return codes == (names.index(lang) if lang in names else -1)
+
+
+def _untaken(store, rows: list[int], added: list[bool]) -> tuple[np.ndarray, postings.Segment | None]:
+    """(rows the untaken log entries removed from a part, sorted; the rows they added as one
+    segment, or None)."""
+    first: dict[int, bool] = {}
+    last: dict[int, bool] = {}
+    for row, a in zip(rows, added):
+        first.setdefault(int(row), bool(a))
+        last[int(row)] = bool(a)
+    dead = np.sort(np.fromiter((r for r, a in first.items() if not a), np.int64))
+    new = sorted(r for r, a in last.items() if a)
+    if not new:
+        return dead, None
+    q = store._q
+    return dead, postings.build(store.conn.execute(q(TERMS + " WHERE seq = ANY(%s) ORDER BY seq"), (new,)).fetchall())
+
+
+def _allowed(store, where: Filters) -> np.ndarray:
+    params: dict = {}
+    cond = filter_sql(where, params)
+    rows = store.conn.execute(store._q("SELECT seq FROM {s}.chunks WHERE true" + cond + " ORDER BY seq"), params)
+    return np.fromiter((r for (r,) in rows), np.int64)
+
+
+def best_rows(terms: list[list[Piece]], *, n_rows: int, n_tokens: int, title_weight: float,
+              heading_weight: float, field: str, lang: str | None,
+              dead: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(rows, scores) of every live row of ``lang`` a term hit, each term's pieces (one per
+    part) scored with BM25 as :meth:`~chaja.stores.bm25_segments.SegmentedBM25.search`
+    scores them: IDF over the term's live postings (in titles, for ``field="title"``), N
+    and avgdl from ``n_rows`` and ``n_tokens``, rows in ``dead`` left out; None when none."""
+    title_only = field == "title"
+    weights = np.array([title_weight, 0.0 if title_only else heading_weight, 0.0 if title_only else 1.0])
+    positive = title_weight > 0 if title_only else bool((weights > 0).all())
+    avgdl = n_tokens / n_rows
+    rows_out, scores_out = [], []
+    for pieces in terms:
+        live = [_live(p, title_only, dead) for p in pieces]
+        df = sum(p[0].size for p in live)
+        if not df:
+            continue
+        idf = math.log((n_rows - df + 0.5) / (df + 0.5))
+        term = Term(idf if idf > 0.0 else 1e-6, [])
+        for rows, tf, lengths, in_lang in live:
+            if not in_lang.all():
+                rows, tf, lengths = rows[in_lang], _picked(tf, in_lang), lengths[in_lang]
+            if rows.size:
+                rows_out.append(rows)
+                scores_out.append(term.scores(tf, weights, K1 * (1 - B + B * lengths.astype(np.float64) / avgdl)))
+    if not rows_out:
+        return None
+    return _summed(np.concatenate(rows_out), np.concatenate(scores_out), positive)
+
+
+def _picked(tf: "CodedTf | np.ndarray", keep: np.ndarray) -> "CodedTf | np.ndarray":
+    return tf.decoded(keep) if isinstance(tf, CodedTf) else tf[keep]
+
+
+def _live(piece: Piece, title_only: bool, dead: np.ndarray) -> Piece:
+    rows, tf, lengths, in_lang = piece
+    keep = None
+    if title_only:
+        keep = (tf.decoded()[:, 0] if isinstance(tf, CodedTf) else tf[:, 0]) > 0
+    if dead.size:
+        alive = ~np.isin(rows, dead)
+        keep = alive if keep is None else keep & alive
+    if keep is None or keep.all():
+        return piece
+    return rows[keep], _picked(tf, keep), lengths[keep], in_lang[keep]
+
+
+def _summed(rows: np.ndarray, scores: np.ndarray, positive: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's total, its scores added in the order given (the terms' order)."""
+    low, high = int(rows.min()), int(rows.max())
+    if high - low < max(SPAN_PER_POSTING * rows.size, 2 ** 21):
+        keys, at = None, rows - low
+    else:
+        keys, at = np.unique(rows, return_inverse=True)
+    total = np.bincount(at, scores, minlength=high - low + 1 if keys is None else 0)
+    hit = np.flatnonzero(total > 0 if positive else np.bincount(at, minlength=total.size))
+    return (hit + low if keys is None else keys[hit]).astype(np.int64), total[hit]
