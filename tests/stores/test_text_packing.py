@@ -103,3 +103,16 @@ def test_short_texts_stay_plain_and_a_frame_of_an_unknown_dictionary_is_refused(
             db.execute("UPDATE chunks SET text = ? WHERE id = 'd00001#0'", (frame,))
         with pytest.raises(StoreError, match="dictionary the store does not hold"):
             store.chunks(["d00001#0"])
+
+
+def test_a_write_of_a_few_rows_and_one_of_many_pack_alike(tmp_path, build):
+    path = tmp_path / "s.chaja"
+    with SqliteStore(path) as store:
+        store.put_documents(docs(0, 1_000, build))                     # trained
+        for i in range(1_000, 1_003):                                   # a few rows: one by one
+            store.put_document(*docs(i, 1, build)[0])
+        store.put_documents(docs(1_003, text_packing.THREADS_FROM, build))   # many: on zstd's threads
+        texts = stored(path, "chunks", "text")[1_000:]
+        assert all(isinstance(t, bytes) for t in texts)
+        ids = [f"d{i:05d}#0" for i in (1_001, 1_003 + text_packing.THREADS_FROM - 1)]
+        assert {c: ch.text for c, ch in store.chunks(ids).items()} == {c: text_of(int(c[1:6])) for c in ids}
