@@ -1,5 +1,6 @@
 """One contract for every store: the same tests run on the SQLite file and on
-PostgreSQL. Scores differ between stores (BM25 vs ts_rank_cd), so the tests look
+PostgreSQL (with the keyword postings the reader keeps, and with those the database
+keeps). Scores differ between stores (BM25 vs ts_rank_cd), so the tests look
 at which chunks come back and in what order, never at keyword score values."""
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from chaja.analysis import bigram_terms
 from chaja.stores.base import Store, StoreError
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+@pytest.fixture(params=["sqlite", "postgres", "postgres-stored"])
 def opener(request, tmp_path):
     """A function that opens (or reopens) one store of the parametrised kind."""
     opened = []
@@ -32,8 +33,10 @@ def opener(request, tmp_path):
         schema = request.getfixturevalue("pg_schema")
         from chaja.stores.postgres import PostgresStore
 
+        engine = "stored" if request.param == "postgres-stored" else "postings"
+
         def open_():
-            s = PostgresStore(dsn, schema=schema)
+            s = PostgresStore(dsn, schema=schema, keyword_engine=engine)
             opened.append(s)
             return s
     yield open_

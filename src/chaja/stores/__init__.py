@@ -12,7 +12,7 @@ _POSTGRES_OPTIONS = ("schema", "keyword_engine", "keyword_cache")
 def open_store(location: str) -> Store:
     """A ``postgresql://`` or ``postgres://`` URL opens PostgreSQL; anything else is a
     SQLite file. chaja takes its own query parameters off the URL before connecting:
-    ``schema`` (``chaja`` when absent), ``keyword_engine`` (``postings`` or ``sql``)
+    ``schema`` (``chaja`` when absent), ``keyword_engine`` (``postings``, ``stored`` or ``sql``)
     and ``keyword_cache`` (a folder, or ``none``), see :class:`PostgresStore`."""
     if location.startswith(("postgresql://", "postgres://")):
         from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit

@@ -121,15 +121,18 @@ def test_keyword_scores_equal_sqlite_bm25(store, build, tmp_path):
 
 def test_default_search_ranks_as_in_sqlite(pg_dsn, pg_schema, corpus_index, corpus):
     """The whole default pipeline (calibrated fusion, aligned lists, background statistics)
-    over the same documents gives the same documents in the same order in both stores."""
+    over the same documents gives the same documents in the same order in both stores, and
+    the same scores from PostgreSQL's keyword postings kept by the reader and by the database."""
     from chaja.index import Index
 
-    with Index(PostgresStore(pg_dsn, schema=pg_schema), corpus_index.config, encoder=corpus_index.encoder) as pg:
+    with Index(PostgresStore(pg_dsn, schema=pg_schema), corpus_index.config, encoder=corpus_index.encoder) as pg, \
+            Index(PostgresStore(pg_dsn, schema=pg_schema, keyword_engine="stored"), corpus_index.config,
+                  encoder=corpus_index.encoder) as stored:
         pg.add([corpus])
         assert pg.store.get_meta("aligned_encoder") == corpus_index.store.get_meta("aligned_encoder")
         for q in ["자기주식 소각 결정", "how do I descale the espresso machine", "warranty 보증", "wireless password"]:
-            a, b = corpus_index.search(q), pg.search(q)
-            assert b.lists == a.lists
-            assert b.doc_ids() == a.doc_ids(), q
-            for x, y in zip(a.chunks, b.chunks):
-                assert y.score == pytest.approx(x.score, abs=1e-3)
+            a, b, c = corpus_index.search(q), pg.search(q), stored.search(q)
+            assert b.lists == a.lists == c.lists
+            assert b.doc_ids() == a.doc_ids() == c.doc_ids(), q
+            for x, y, z in zip(a.chunks, b.chunks, c.chunks):
+                assert y.score == pytest.approx(x.score, abs=1e-3) and z.score == y.score

@@ -121,3 +121,20 @@ def test_a_store_without_chunks_and_a_replica_without_postings(pg_dsn, pg_schema
         empty.conn.execute(empty._q("DELETE FROM {s}.meta WHERE key = %s"), (stored_postings.META_KEY,))
         with pytest.raises(StoreError, match="open the store once on the primary"):
             empty.keyword(["보증"], 5)
+
+
+def test_index_add_folds_each_write_into_the_stored_postings(pg_dsn, pg_schema, tmp_path, encoder):
+    import chaja
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# 보증\n\n보증 기간은 2년입니다.\n", encoding="utf-8")
+    sep = "&" if "?" in pg_dsn else "?"
+    with chaja.open(f"{pg_dsn}{sep}schema={pg_schema}&keyword_engine=stored", encoder=encoder) as idx:
+        idx.add([docs])
+        assert idx.search("보증 기간").doc_ids()[:1] == ["a"]
+        (docs / "b.md").write_text("# warranty\n\nThe warranty period is two years.\n", encoding="utf-8")
+        idx.add([docs])
+        store = idx.store
+        high = store.conn.execute(store._q("SELECT max(seq) FROM {s}.keyword_log")).fetchone()[0]
+        assert stored_postings.covered(store) == high          # Index.add's compaction folded the write
+        assert idx.search("warranty period").doc_ids()[:1] == ["b"]

@@ -26,6 +26,7 @@ from chaja.stores.postgres.reads import (chunk_sample, chunk_terms, chunks,
                                          set_meta, stats)
 from chaja.stores.postgres.replica import replica_status
 from chaja.stores.postgres.staging import discard_staged, put_staged, resume_staged, stage_chunks, staged
+from chaja.stores.postgres.stored_search import one_view
 from chaja.stores.postgres.vectors import (EXACT_BELOW, HNSW_EF_SEARCH_MAX, HNSW_EF_SEARCH_MIN, language_means,
                                            row_count, stored_vectors, vector, vector_sample, vector_scores)
 
@@ -42,6 +43,10 @@ class PostgresStore(OneViewReads):
     floor for pgvector's ``hnsw.ef_search``: each vector query uses
     ``max(ef_search, 8 n)``, at most 1000 (higher: better recall, slower queries).
     Tables of at most ``exact_below`` rows are searched exactly instead.
+    ``keyword_engine``: ``postings`` (the reader keeps the keyword postings, mapped from a
+    file under ``keyword_cache``), ``stored`` (the database keeps them, written by this
+    object's first search where none are; the reader keeps nothing) or ``sql`` (every
+    match ranked in SQL); the same scores from all three.
 
     Not for sharing across threads at full speed: calls on one object are
     serialised by a lock. Open one object per thread for parallel reads.
@@ -192,6 +197,11 @@ class PostgresStore(OneViewReads):
 
     def _catch_up(self) -> None:
         self.refresh()
+
+    def reading(self):
+        """Several reads against one view of the store (:mod:`chaja.stores.one_view`; with the
+        ``stored`` engine, one repeatable-read transaction: :func:`chaja.stores.postgres.stored_search.one_view`)."""
+        return one_view(self) if self.keyword_engine == "stored" else super().reading()
 
     def refresh(self) -> bool:
         """Apply what the store's writers have committed to the keyword postings this

@@ -62,6 +62,8 @@ def fold(store) -> bool:
     marked, added rows a new part), then merge parts as the module says; False when the
     store keeps no stored postings or there was nothing to take."""
     q, conn = store._q, store.conn
+    if covered(store) is None:         # kept by no one: no lock taken
+        return False
     with conn.transaction():
         _lock(store)
         seq = covered(store)

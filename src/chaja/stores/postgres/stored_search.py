@@ -18,6 +18,8 @@ the long lists of common terms; what it saves is the reader's memory and its fir
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -51,20 +53,45 @@ Piece = tuple[np.ndarray, "CodedTf | np.ndarray", np.ndarray, np.ndarray]   # ro
 
 def keyword_stored(store, tokens: list[str], n: int, *, title_weight: float, heading_weight: float,
                    field: str, lang: str | None, where: Filters | None) -> list[Hit]:
-    """The keyword list of ``tokens`` (FTS5 tokens) from the stored postings, building them
-    first on a primary that keeps none."""
+    """The keyword list of ``tokens`` (FTS5 tokens) from the stored postings, in a snapshot of
+    its own, or in the caller's transaction (:func:`one_view`) where there is one."""
     conn = store.conn
-    if conn.info.transaction_status == 0 and stored_postings.covered(store) is None:
-        if store.replica:
-            raise StoreError("this database keeps no keyword postings yet: open the store once on the primary "
-                             "with keyword_engine='stored', which writes them")
-        stored_postings.build(store)
-    outside = conn.info.transaction_status == 0
-    with conn.transaction():
-        if outside:         # one snapshot for every read below
-            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+
+    def search() -> list[Hit]:
         return _search(store, tokens, n, title_weight=title_weight, heading_weight=heading_weight,
                        field=field, lang=lang, where=where)
+
+    if conn.info.transaction_status != 0:
+        return search()
+    ready(store)
+    with conn.transaction():
+        conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        return search()
+
+
+def ready(store) -> None:
+    """Write the stored postings on a primary that keeps none; on a replica, say how to."""
+    if stored_postings.covered(store) is not None:
+        return
+    if store.replica:
+        raise StoreError("this database keeps no keyword postings yet: open the store once on the primary "
+                         "with keyword_engine='stored', which writes them")
+    stored_postings.build(store)
+
+
+@contextmanager
+def one_view(store) -> Iterator:
+    """``store.reading()`` for the stored engine: the block's reads run in one repeatable-read
+    transaction, so they see the store as of the block's start (a nested block, or one
+    inside a transaction already open, reads in that one), holding the store's lock."""
+    with store._lock:
+        if store.conn.info.transaction_status != 0:
+            yield store
+            return
+        store._run("cannot read the stored keyword postings", lambda: ready(store))
+        with store.conn.transaction():
+            store.conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            yield store
 
 
 def _search(store, tokens, n, *, title_weight, heading_weight, field, lang, where) -> list[Hit]:
