@@ -5,7 +5,9 @@ Measures, for each corpus size: ingest throughput through ``put_document``
 incrementally, documents added one by one to the indexed store), keyword and vector candidate latency (p50/p95, n = 60 as in
 production), end-to-end latency of both paths plus RRF and fetching the top 10
 chunks, the PostgreSQL/SQLite ratios, and the HNSW recall@10 against the SQLite
-store's exact vector search on the same queries.
+store's exact vector search on the same queries; and PostgreSQL's three keyword engines
+side by side (the postings a reader keeps, the postings the database keeps, ranking in
+SQL), with each one's reader memory as a process of its own.
 
 The corpus is synthetic: Korean-like text (words of 1-4 syllables drawn from a
 fixed syllable set, Zipf-distributed, analysed into bigrams by chaja's own
@@ -264,6 +266,49 @@ def keyword_engines(pg, pg_dsn: str, schema: str, queries) -> dict:
             "stored_postings_bytes": int(stored_bytes)}
 
 
+_READER = """
+import json, sys
+from chaja.stores.postgres import PostgresStore
+
+def memory():
+    fields = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)
+    return {k: round(int(fields[k].split()[0]) / 1024, 1) for k in ("VmHWM", "RssAnon", "RssFile")}
+
+dsn, schema, engine, path = sys.argv[1:5]
+queries = json.load(open(path))
+store = PostgresStore(dsn, schema=schema, keyword_engine=engine)
+opened = memory()
+for terms in queries:
+    store.keyword(terms, 60)
+print(json.dumps({"opened_mib": opened, "after_queries_mib": memory()}))
+"""
+
+
+#: the queries a reader that ranks in SQL asks in the memory measurement
+SQL_MEMORY_QUERIES = 20
+
+
+def reader_memory(pg_dsn: str, schema: str, queries) -> dict:
+    """Each keyword engine's reader as a process of its own: its memory (MiB, from
+    /proc/self/status: peak resident, private and file-backed pages) once the store is
+    open and after the keyword lists of every query (:data:`SQL_MEMORY_QUERIES` of them
+    for the SQL engine), the postings engine mapping the cache file the runs before wrote."""
+    import subprocess
+
+    out = {}
+    for engine in ("postings", "stored", "sql"):
+        # ranked in SQL, a list holds nothing in the reader, and takes seconds at a million
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump([terms for terms, _, _ in queries][:SQL_MEMORY_QUERIES if engine == "sql" else None], f)
+        try:
+            run = subprocess.run([sys.executable, "-c", _READER, pg_dsn, schema, engine, f.name],
+                                 capture_output=True, text=True, check=True)
+        finally:
+            os.unlink(f.name)
+        out[engine] = json.loads(run.stdout.strip().splitlines()[-1])
+    return out
+
+
 def run_size(n: int, n_queries: int, n_extra: int, sqlite_dir: Path, pg_dsn: str,
              maintenance_work_mem: str = "1GB") -> dict:
     from chaja.stores.postgres import PostgresStore
@@ -306,6 +351,7 @@ def run_size(n: int, n_queries: int, n_extra: int, sqlite_dir: Path, pg_dsn: str
         print(f"[{n}] postgres bulk ingest {rows}", flush=True)
         pg.conn.execute(pg._q("ANALYZE {s}.chunks"))
         engines = keyword_engines(pg, pg_dsn, schema, queries)
+        engines["reader_memory"] = reader_memory(pg_dsn, schema, queries)
         print(f"[{n}] postgres keyword engines {engines}", flush=True)
         res, pg_ids, pg_far = search(pg, queries, random_queries)
         res["keyword_engines"] = engines
