@@ -196,7 +196,12 @@ MIGRATIONS: list[tuple[int, str, list[str]]] = [
         # fetched whole, term by term: no compression to undo on every read
         "ALTER TABLE {s}.keyword_postings ALTER COLUMN postings SET STORAGE EXTERNAL",
         "CREATE INDEX keyword_postings_part ON {s}.keyword_postings (part)",
-        "CREATE TABLE {s}.keyword_removed (row bigint PRIMARY KEY)",
+        # one row: the rows of some part deleted since, sorted int64 bytes, read by every search
+        """CREATE TABLE {s}.keyword_removed (
+            one boolean PRIMARY KEY DEFAULT true CHECK (one),
+            rows bytea NOT NULL
+        )""",
+        "ALTER TABLE {s}.keyword_removed ALTER COLUMN rows SET STORAGE EXTERNAL",
     ]),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]

@@ -10,8 +10,9 @@ search fetches the rows of its own terms: any number of stateless readers search
 Keeping in step. The parts cover the keyword log up to the entry in meta
 :data:`META_KEY`. :func:`fold` (``PostgresStore.compact``, which ``Index.add`` and
 ``Index.delete`` run after each write) takes the log's entries after it, under the
-``fts_stats`` row lock that orders writers: the rows they removed that a part holds go to
-``keyword_removed``, the rows they added become one new part. Entries a fold has not taken
+``fts_stats`` row lock that orders writers: the rows they removed that a part holds join
+``keyword_removed`` (one value, sorted row ids, that every search reads), the rows they
+added become one new part. Entries a fold has not taken
 yet a reader applies itself, as the default engine does. Parts are merged like the
 segments of a log-structured index: past :data:`MAX_PARTS` parts, every part but the
 largest becomes one (read back from the table, no chunk read again); once those hold
@@ -39,8 +40,8 @@ META_KEY = "keyword_postings"
 MAX_PARTS = 8
 #: every part is built again from the chunks once the others hold this share of the largest's rows ...
 REBUILD_SHARE = 0.5
-#: ... or the rows removed since reach this share of all the parts' rows
-REMOVED_SHARE = 0.2
+#: ... or the rows removed since reach this share of all the parts' rows (each search reads them)
+REMOVED_SHARE = 0.1
 
 
 def covered(store) -> int | None:
@@ -83,8 +84,7 @@ def fold(store) -> bool:
             last[int(row)] = bool(added)
         gone = [r for r, added in first.items() if not added]       # added before: a part holds it
         if gone:
-            conn.execute(q("INSERT INTO {s}.keyword_removed (row) SELECT unnest(%s::bigint[])"
-                           " ON CONFLICT DO NOTHING"), (gone,))
+            _set_removed(store, np.union1d(removed(store), np.asarray(gone, np.int64)))
         new = sorted(r for r, added in last.items() if added)
         if new:
             _write_part(store, postings.build(conn.execute(q(TERMS + " WHERE seq = ANY(%s) ORDER BY seq"),
@@ -92,6 +92,25 @@ def fold(store) -> bool:
         _set_covered(store, int(ops[-1][0]))
         _tidy(store)
     return True
+
+
+def removed(store) -> np.ndarray:
+    """The rows of some part deleted since it was written, sorted."""
+    row = store.conn.execute(store._q("SELECT rows FROM {s}.keyword_removed")).fetchone()
+    return decode_rows(row[0] if row else None)
+
+
+def decode_rows(value: bytes | None) -> np.ndarray:
+    return np.frombuffer(value, "<i8").astype(np.int64) if value else np.zeros(0, np.int64)
+
+
+def _set_removed(store, rows: np.ndarray) -> None:
+    q = store._q
+    if not rows.size:
+        store.conn.execute(q("DELETE FROM {s}.keyword_removed"))
+        return
+    store.conn.execute(q("INSERT INTO {s}.keyword_removed (rows) VALUES (%s)"
+                         " ON CONFLICT (one) DO UPDATE SET rows = excluded.rows"), (np.asarray(rows, "<i8").tobytes(),))
 
 
 def _lock(store) -> None:
@@ -139,10 +158,9 @@ def _tidy(store) -> None:
     parts = conn.execute(q("SELECT part, rows FROM {s}.keyword_parts ORDER BY rows DESC, part")).fetchall()
     if not parts:
         return
-    removed = int(conn.execute(q("SELECT count(*) FROM {s}.keyword_removed")).fetchone()[0])
     total = sum(int(r) for _, r in parts)
     rest = sum(int(r) for _, r in parts[1:])
-    if rest >= REBUILD_SHARE * int(parts[0][1]) or removed >= max(1.0, REMOVED_SHARE * total):
+    if rest >= REBUILD_SHARE * int(parts[0][1]) or removed(store).size >= max(1.0, REMOVED_SHARE * total):
         _rebuild(store)
     elif len(parts) > MAX_PARTS:
         _merge(store, [int(p) for p, _ in parts[1:]])
@@ -151,7 +169,7 @@ def _tidy(store) -> None:
 def _merge(store, parts: list[int]) -> None:
     """The ``parts`` as one part of their live postings, read back from the table."""
     q, conn = store._q, store.conn
-    removed = np.sort(np.asarray([r for (r,) in conn.execute(q("SELECT row FROM {s}.keyword_removed"))], np.int64))
+    dead = removed(store)
     names: dict[str, int] = {}
     by_term: dict[str, list[posting_blobs.TermPostings]] = defaultdict(list)
     for term, low, langs, blob in conn.execute(
@@ -160,10 +178,9 @@ def _merge(store, parts: list[int]) -> None:
         got = posting_blobs.decode(blob, low)
         codes = np.asarray([names.setdefault(n, len(names)) for n in langs], np.uint8)
         by_term[term].append(posting_blobs.TermPostings(got.rows, got.tf, got.lengths, codes[got.langs]))
-    live_rows, merged = _joined(by_term, removed)
+    live_rows, merged = _joined(by_term, dead)
     conn.execute(q("DELETE FROM {s}.keyword_parts WHERE part = ANY(%s)"), (parts,))
-    conn.execute(q("DELETE FROM {s}.keyword_removed WHERE row = ANY(%s)"),
-                 (removed[np.isin(removed, live_rows[1])].tolist(),))
+    _set_removed(store, dead[~np.isin(dead, live_rows[1])])
     if not merged:
         return
     low = int(live_rows[0].min())

@@ -40,7 +40,7 @@ SPAN_PER_POSTING = 4
 
 _STATE = (
     "SELECT m.value, f.chunks, f.tokens,"
-    " (SELECT array_agg(row) FROM {s}.keyword_removed),"
+    " (SELECT rows FROM {s}.keyword_removed),"
     " (SELECT array_agg(row ORDER BY seq) FROM {s}.keyword_log WHERE seq > m.value::bigint),"
     " (SELECT array_agg(added ORDER BY seq) FROM {s}.keyword_log WHERE seq > m.value::bigint)"
     " FROM {s}.fts_stats f LEFT JOIN {s}.meta m ON m.key = %s LIMIT 1"
@@ -104,7 +104,7 @@ def _search(store, tokens, n, *, title_weight, heading_weight, field, lang, wher
         return []
     dead, tail = _untaken(store, log_rows or [], log_added or [])
     if removed:
-        dead = np.union1d(dead, np.asarray(removed, np.int64))
+        dead = np.union1d(dead, stored_postings.decode_rows(removed))
     pieces: dict[str, list[Piece]] = {t: [] for t in tokens}
     for term, low, langs, blob in conn.execute(q(_POSTINGS), (list(pieces),), binary=True):
         got = posting_blobs.decode(blob, low)
@@ -169,8 +169,9 @@ def best_rows(terms: list[list[Piece]], *, n_rows: int, n_tokens: int, title_wei
     positive = title_weight > 0 if title_only else bool((weights > 0).all())
     avgdl = n_tokens / n_rows
     rows_out, scores_out = [], []
+    alive = _alive_test(dead)
     for pieces in terms:
-        live = [_live(p, title_only, dead) for p in pieces]
+        live = [_live(p, title_only, alive) for p in pieces]
         df = sum(p[0].size for p in live)
         if not df:
             continue
@@ -191,14 +192,32 @@ def _picked(tf: "CodedTf | np.ndarray", keep: np.ndarray) -> "CodedTf | np.ndarr
     return tf.decoded(keep) if isinstance(tf, CodedTf) else tf[keep]
 
 
-def _live(piece: Piece, title_only: bool, dead: np.ndarray) -> Piece:
+def _alive_test(dead: np.ndarray):
+    """A function giving which of some rows are not in ``dead`` (sorted): a mask over the
+    span of ``dead`` read at each row, so a posting costs one lookup however many rows died;
+    None when none did."""
+    if not dead.size:
+        return None
+    low = int(dead[0])
+    mask = np.zeros(int(dead[-1]) - low + 1, bool)
+    mask[dead - low] = True
+
+    def alive(rows: np.ndarray) -> np.ndarray:
+        at = rows - low
+        inside = (at >= 0) & (at < mask.size)
+        return ~(inside & mask[np.where(inside, at, 0)])
+    return alive
+
+
+def _live(piece: Piece, title_only: bool, alive) -> Piece:
+    """The piece's postings of live rows (in titles, ``title_only``); ``alive``: :func:`_alive_test`'s."""
     rows, tf, lengths, in_lang = piece
     keep = None
     if title_only:
         keep = (tf.decoded()[:, 0] if isinstance(tf, CodedTf) else tf[:, 0]) > 0
-    if dead.size:
-        alive = ~np.isin(rows, dead)
-        keep = alive if keep is None else keep & alive
+    if alive is not None:
+        living = alive(rows)
+        keep = living if keep is None else keep & living
     if keep is None or keep.all():
         return piece
     return rows[keep], _picked(tf, keep), lengths[keep], in_lang[keep]
