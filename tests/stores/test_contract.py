@@ -233,7 +233,7 @@ def test_keyword_limit_and_order(store, build):
 HOSTILE = ['"', "'", "''", '"quoted"', "*", "a*", "-", "-x", ":", "title:x", "&", "|", "!", "(", ")",
            "()", "\\", "\\'", "NEAR", "NEAR(a b)", "AND", "OR", "NOT", "a OR b", "^", "{", "}", "<->",
            "<2>", "a:*", "'a':A", "😀", "👍🏽", " ", "", "\t\n", "%s", "%(n)s", "?", ";",
-           "--", "/*", "$1", "\u200b", "\ud7a3", "ㄱ"]
+           "--", "/*", "$1", "\u200b", "\ud7a3", "ㄱ", "\udcff", "a\ud800b", "주식\udcff"]   # lone surrogates last
 
 
 @pytest.mark.parametrize("field", ["all", "title"])

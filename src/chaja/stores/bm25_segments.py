@@ -118,18 +118,18 @@ class SegmentedBM25:
 
     @classmethod
     def query_tokens(cls, terms: list[str]) -> list[str] | None:
-        """The query terms (NULs dropped, duplicates and blank terms left out) as single
-        FTS5 tokens, or None when a term is several tokens (a phrase, which only FTS5 or
-        SQL can match)."""
-        cleaned = dict.fromkeys(t.replace("\x00", "") for t in terms)
+        """The query terms (NULs dropped, duplicates, blank terms and terms that are not
+        text left out) as single FTS5 tokens, or None when a term is several tokens (a
+        phrase, which only FTS5 or SQL can match)."""
+        cleaned = dict.fromkeys(t.replace("\x00", "") for t in terms if _text(t))
         tokens = [cls.single_token(t) for t in cleaned if t.strip()]
         return None if None in tokens else tokens
 
     @staticmethod
     def word_tokens(terms: list[str]) -> list[str]:
-        """Every token of the query terms, each once (NULs dropped): a term of several
-        tokens is matched as its words, wherever they stand in a chunk."""
-        return list(dict.fromkeys(t for term in terms for t in fts_tokens(term.replace("\x00", ""))))
+        """Every token of the query terms, each once (NULs dropped, terms that are not text
+        left out): a term of several tokens is matched as its words, wherever they stand in a chunk."""
+        return list(dict.fromkeys(t for term in terms if _text(term) for t in fts_tokens(term.replace("\x00", ""))))
 
     def holding(self, tokens: list[str], rowids: list[int]) -> dict[int, set[str]]:
         """The tokens each live row of ``rowids`` holds (in any column), by binary search
@@ -249,6 +249,18 @@ class SegmentedBM25:
         if not cand_ids:
             return None
         return np.concatenate(cand_ids), np.concatenate(cand_scores)
+
+
+def _text(term) -> bool:
+    """Whether a query term is text a store can hold: a ``str`` with no lone surrogate (which
+    no stored term holds, and which has no UTF-8 to hash)."""
+    if not isinstance(term, str):
+        return False
+    try:
+        term.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _top(ids: np.ndarray, scores: np.ndarray, n: int, allow: np.ndarray | None) -> list[tuple[int, float]]:
