@@ -257,7 +257,8 @@ class Index(IndexUpkeep):
     def summary(self) -> dict:
         """What the store holds and how it was indexed (``chaja stats --json``, the hub's
         ``/v1/stats``): counts, size, counts by language, source and type, the models,
-        the index settings the store records, and on a PostgreSQL replica how far it is
+        the index settings the store records, on PostgreSQL its keyword engine and stored
+        postings (:meth:`PostgresStore.keyword_status`) and on a replica how far it is
         behind (:meth:`PostgresStore.replica_status`; None elsewhere)."""
         s = self.store.stats()
         return {"documents": s.documents, "chunks": s.chunks, "size_bytes": s.size_bytes,
@@ -265,6 +266,7 @@ class Index(IndexUpkeep):
                 "encoder": self.store.get_meta("encoder"), "aligned_encoder": self.store.get_meta("aligned_encoder"),
                 "index": {k: self.store.get_meta(f"index.{k}") for k in _INDEX_KEYS},
                 "deferred_graphs": self.deferred_graphs(),
+                "keyword": keyword() if (keyword := getattr(self.store, "keyword_status", None)) else None,
                 "replica": replica() if (replica := getattr(self.store, "replica_status", None)) else None}
 
     def fingerprint(self) -> str:

@@ -143,3 +143,29 @@ def test_check_names_a_missing_vector_file_once_and_repair_goes_on(tmp_path, cap
     assert main(["check", "--repair", "--store", store]) == 0
     out = capsys.readouterr().out
     assert "repaired: forgot the chunk vector file" in out and "whole: 0 documents, 0 chunks" in out
+
+
+def one_document(doc_id: str, texts: list[str]):
+    """A document of ``texts``, one chunk each, with 4-d vectors, as a store takes it."""
+    import numpy as np
+
+    from chaja.analysis import bigram_terms
+    from chaja.documents import Chunk, ChunkRecord, Document, Section
+
+    records = [ChunkRecord(Chunk(id=f"{doc_id}#{i}", doc_id=doc_id, ordinal=i, title=doc_id, heading_path=(),
+                                 text=t, lang="ko"), bigram_terms(doc_id), [], bigram_terms(t),
+                           np.full(4, 0.5, np.float32)) for i, t in enumerate(texts)]
+    return Document(id=doc_id, title=doc_id, sections=[Section((), t) for t in texts], lang="ko"), records
+
+
+def test_stats_names_the_postgres_keyword_engine_and_its_stored_postings(pg_dsn, pg_schema, capsys):
+    from chaja.stores.postgres import PostgresStore
+    sep = "&" if "?" in pg_dsn else "?"
+    with PostgresStore(pg_dsn, schema=pg_schema, dim=4, keyword_engine="stored") as s:
+        s.put_document(*one_document("d", ["보증 기간은 2년", "수리 접수"]))
+        assert s.keyword(["보증"], 5)                       # the first search writes the postings
+        s.put_document(*one_document("e", ["배송 안내"]))    # not folded: no compaction ran
+    assert main(["stats", "--store", f"{pg_dsn}{sep}schema={pg_schema}&keyword_engine=stored"]) == 0
+    out = capsys.readouterr().out
+    assert "keyword engine: stored" in out
+    assert "keyword postings kept by the database: 1 part, 2 rows, 0 removed since; 1 log entries not folded yet" in out

@@ -57,6 +57,11 @@ def print_stats(s: dict, as_json: bool) -> None:
         print(f"by {label}: " + ", ".join(f"{k or '-'} {v}" for k, v in sorted(s[key].items())))
     if s.get("deferred_graphs"):
         print(f"deferred by a bulk load: {', '.join(s['deferred_graphs'])} (until chaja optimize builds them)")
+    if k := s.get("keyword"):
+        print(f"keyword engine: {k['engine']}")
+        if st := k.get("stored"):
+            print(f"keyword postings kept by the database: {st['parts']} part{'s' if st['parts'] != 1 else ''}, "
+                  f"{st['rows']} rows, {st['removed']} removed since; {st['not_folded']} log entries not folded yet")
     if r := s.get("replica"):
         since = "none yet" if r["last_replay_s"] is None else f"{r['last_replay_s']:.1f} s ago"
         print(f"replica: read-only; {r['behind_bytes']} bytes of WAL received and not yet replayed; "

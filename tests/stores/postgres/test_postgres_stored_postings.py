@@ -138,3 +138,5 @@ def test_index_add_folds_each_write_into_the_stored_postings(pg_dsn, pg_schema, 
         high = store.conn.execute(store._q("SELECT max(seq) FROM {s}.keyword_log")).fetchone()[0]
         assert stored_postings.covered(store) == high          # Index.add's compaction folded the write
         assert idx.search("warranty period").doc_ids()[:1] == ["b"]
+        assert idx.summary()["keyword"] == {"engine": "stored", "stored": {
+            "covered": high, "not_folded": 0, "parts": 1, "rows": 2, "removed": 0}}   # two parts, built again as one

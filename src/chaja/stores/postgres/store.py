@@ -26,6 +26,7 @@ from chaja.stores.postgres.reads import (chunk_sample, chunk_terms, chunks,
                                          set_meta, stats)
 from chaja.stores.postgres.replica import replica_status
 from chaja.stores.postgres.staging import discard_staged, put_staged, resume_staged, stage_chunks, staged
+from chaja.stores.postgres import stored_postings
 from chaja.stores.postgres.stored_search import one_view
 from chaja.stores.postgres.vectors import (EXACT_BELOW, HNSW_EF_SEARCH_MAX, HNSW_EF_SEARCH_MIN, language_means,
                                            row_count, stored_vectors, vector, vector_sample, vector_scores)
@@ -114,6 +115,12 @@ class PostgresStore(OneViewReads):
 
     def schema_version(self) -> int:
         return self._run("cannot read the schema version", lambda: current_version(self))
+
+    def keyword_status(self) -> dict:
+        """The keyword engine and, where the database keeps keyword postings, their state
+        (:func:`chaja.stores.postgres.stored_postings.status`)."""
+        return {"engine": self.keyword_engine,
+                "stored": self._run("cannot read the stored keyword postings", lambda: stored_postings.status(self))}
 
     def replica_status(self) -> dict | None:
         """None on a primary; on a streaming replica, how far its replay has come

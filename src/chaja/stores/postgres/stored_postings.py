@@ -113,6 +113,21 @@ def _set_removed(store, rows: np.ndarray) -> None:
                          " ON CONFLICT (one) DO UPDATE SET rows = excluded.rows"), (np.asarray(rows, "<i8").tobytes(),))
 
 
+def status(store) -> dict | None:
+    """The stored postings as ``chaja stats`` shows them: the log entry they cover, the log
+    entries after it not folded yet, their parts, rows and rows removed since; None when the
+    store keeps none."""
+    q = store._q
+    row = store.conn.execute(q(
+        "SELECT m.value::bigint, (SELECT count(*) FROM {s}.keyword_log WHERE seq > m.value::bigint),"
+        " (SELECT count(*) FROM {s}.keyword_parts), (SELECT coalesce(sum(rows), 0) FROM {s}.keyword_parts)"
+        " FROM {s}.meta m WHERE m.key = %s"), (META_KEY,)).fetchone()
+    if row is None:
+        return None
+    return {"covered": int(row[0]), "not_folded": int(row[1]), "parts": int(row[2]), "rows": int(row[3]),
+            "removed": int(removed(store).size)}
+
+
 def _lock(store) -> None:
     store.conn.execute(store._q("SELECT 1 FROM {s}.fts_stats FOR UPDATE"))
 
