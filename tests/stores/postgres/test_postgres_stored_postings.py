@@ -140,3 +140,14 @@ def test_index_add_folds_each_write_into_the_stored_postings(pg_dsn, pg_schema, 
         assert idx.search("warranty period").doc_ids()[:1] == ["b"]
         assert idx.summary()["keyword"] == {"engine": "stored", "stored": {
             "covered": high, "not_folded": 0, "parts": 1, "rows": 2, "removed": 0}}   # two parts, built again as one
+
+
+@pytest.mark.parametrize("batches", [(1,), (1, 1), ()], ids=["one-batch", "two-batches", "every-row"])
+def test_a_filter_asked_of_the_best_rows_in_batches_keeps_what_reading_every_row_keeps(stores, monkeypatch, batches):
+    from chaja.stores.postgres import stored_search
+    writer, stored, ref = stores
+    rng = random.Random(6)
+    for i in range(40):
+        writer.put_document(*make(f"d{i}", rng))
+    monkeypatch.setattr(stored_search, "FILTER_BATCHES", batches)     # small batches: the later ones, the fallback
+    same(stored, ref)

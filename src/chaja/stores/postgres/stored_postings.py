@@ -77,21 +77,28 @@ def fold(store) -> bool:
                            (seq,)).fetchall()
         if not ops:
             return False
-        first: dict[int, bool] = {}
-        last: dict[int, bool] = {}
-        for _, row, added in ops:
-            first.setdefault(int(row), bool(added))
-            last[int(row)] = bool(added)
-        gone = [r for r, added in first.items() if not added]       # added before: a part holds it
-        if gone:
-            _set_removed(store, np.union1d(removed(store), np.asarray(gone, np.int64)))
-        new = sorted(r for r, added in last.items() if added)
+        gone, new = changes([row for _, row, _ in ops], [added for _, _, added in ops])
+        if gone.size:
+            _set_removed(store, np.union1d(removed(store), gone))
         if new:
             _write_part(store, postings.build(conn.execute(q(TERMS + " WHERE seq = ANY(%s) ORDER BY seq"),
                                                            (new,)).fetchall()))
         _set_covered(store, int(ops[-1][0]))
         _tidy(store)
     return True
+
+
+def changes(rows: list[int], added: list[bool]) -> tuple[np.ndarray, list[int]]:
+    """What log entries (``rows`` with ``added``, oldest first) did to the parts: (the rows they
+    removed that a part holds, sorted: those whose first entry removes them, added before;
+    the rows they leave added, ascending). A row is added once and removed at most once."""
+    first: dict[int, bool] = {}
+    last: dict[int, bool] = {}
+    for row, a in zip(rows, added):
+        first.setdefault(int(row), bool(a))
+        last[int(row)] = bool(a)
+    gone = np.sort(np.fromiter((r for r, a in first.items() if not a), np.int64))
+    return gone, sorted(r for r, a in last.items() if a)
 
 
 def removed(store) -> np.ndarray:

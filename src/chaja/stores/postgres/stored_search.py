@@ -37,6 +37,9 @@ from chaja.stores.tf_codes import CodedTf
 #: rows are summed in an array spanning the hit rows while it is at most this many times
 #: the postings (or 2²¹ rows); past that, by sorting
 SPAN_PER_POSTING = 4
+#: a filtered search asks the filter of its best rows in batches of these many times ``n``
+#: before it reads every row the filter keeps
+FILTER_BATCHES = (4, 60)
 
 _STATE = (
     "SELECT m.value, f.chunks, f.tokens,"
@@ -120,7 +123,7 @@ def _search(store, tokens, n, *, title_weight, heading_weight, field, lang, wher
                       lang=lang, dead=dead)
     if found is None:
         return []
-    hits = _top(*found, n, _allowed(store, where) if where else None)
+    hits = _filtered_top(store, *found, n, where) if where else _top(*found, n, None)
     if not hits:
         return []
     ids = dict(conn.execute(q("SELECT seq, id FROM {s}.chunks WHERE seq = ANY(%s)"), ([r for r, _ in hits],)))
@@ -136,21 +139,42 @@ def _named(codes: np.ndarray, names: list[str], lang: str | None) -> np.ndarray:
 
 def _untaken(store, rows: list[int], added: list[bool]) -> tuple[np.ndarray, postings.Segment | None]:
     """(rows the untaken log entries removed from a part, sorted; the rows they added as one
-    segment, or None)."""
-    first: dict[int, bool] = {}
-    last: dict[int, bool] = {}
-    for row, a in zip(rows, added):
-        first.setdefault(int(row), bool(a))
-        last[int(row)] = bool(a)
-    dead = np.sort(np.fromiter((r for r, a in first.items() if not a), np.int64))
-    new = sorted(r for r, a in last.items() if a)
+    segment, or None): :func:`~chaja.stores.postgres.stored_postings.changes`."""
+    dead, new = stored_postings.changes(rows, added)
     if not new:
         return dead, None
     q = store._q
     return dead, postings.build(store.conn.execute(q(TERMS + " WHERE seq = ANY(%s) ORDER BY seq"), (new,)).fetchall())
 
 
-def _allowed(store, where: Filters) -> np.ndarray:
+def _filtered_top(store, ids: np.ndarray, scores: np.ndarray, n: int, where: Filters) -> list[tuple[int, float]]:
+    """The best ``n`` (row, score) of those ``where`` keeps, as :func:`_top` orders them: the
+    filter is asked of the best rows, :data:`FILTER_BATCHES` batches at most, in order, and
+    of every row of the store only where that leaves fewer than ``n`` (a filter that keeps
+    few rows), so a filter that keeps most rows costs one short read, not a list of them all."""
+    order = np.lexsort((ids, -scores))
+    kept: list[int] = []
+    start = 0
+    for size in FILTER_BATCHES:
+        batch = order[start:start + size * n]
+        start += batch.size
+        if batch.size:
+            passing = _passing(store, where, ids[batch])
+            kept += [int(i) for i in batch if int(ids[i]) in passing]
+        if len(kept) >= n or start >= order.size:
+            return [(int(ids[i]), float(scores[i])) for i in kept[:n]]
+    return _top(ids, scores, n, _passing_rows(store, where))
+
+
+def _passing(store, where: Filters, rows: np.ndarray) -> set[int]:
+    params: dict = {"rows": rows.tolist()}
+    cond = filter_sql(where, params)
+    return {r for (r,) in store.conn.execute(
+        store._q("SELECT seq FROM {s}.chunks WHERE seq = ANY(%(rows)s)" + cond), params)}
+
+
+def _passing_rows(store, where: Filters) -> np.ndarray:
+    """Every row ``where`` keeps, sorted."""
     params: dict = {}
     cond = filter_sql(where, params)
     rows = store.conn.execute(store._q("SELECT seq FROM {s}.chunks WHERE true" + cond + " ORDER BY seq"), params)
