@@ -40,6 +40,26 @@ MAX_TAKEN_SHARE = 0.5
 SLACK = 1e-9
 
 
+def idf(n_rows: int, df: int) -> float:
+    """FTS5's ``ln((N − n + 0.5) / (n + 0.5))``, or 1e-6 where that is not positive."""
+    value = math.log((n_rows - df + 0.5) / (df + 0.5))
+    return value if value > 0.0 else 1e-6
+
+
+def length_norms(lengths: np.ndarray, avgdl: float) -> np.ndarray:
+    """BM25's length term of rows of ``lengths`` tokens, ``K1·(1 − B + B·D/avgdl)``."""
+    return K1 * (1 - B + B * np.asarray(lengths).astype(np.float64) / avgdl)
+
+
+def column_weights(title_weight: float, heading_weight: float, field: str) -> tuple[np.ndarray, bool]:
+    """(the title, heading and body weights a search reads frequencies with: title alone for
+    ``field="title"``; whether every posting kept then scores above 0, so that a row's total
+    says it was hit)."""
+    title_only = field == "title"
+    weights = np.array([title_weight, 0.0 if title_only else heading_weight, 0.0 if title_only else 1.0])
+    return weights, (title_weight > 0 if title_only else bool((weights > 0).all()))
+
+
 @dataclass(frozen=True)
 class Term:
     """One query term: its IDF and its live postings, ``(segment, local rows ascending, tf)``

@@ -16,13 +16,12 @@ no row that holds no query term is ever touched. Top ``n`` is by score, then row
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 import numpy as np
 
 from chaja.stores import bm25_maxscore, bm25_sums
-from chaja.stores.bm25_maxscore import B, K1, Term
+from chaja.stores.bm25_maxscore import Term
 from chaja.stores.postings import Segment, fts_tokens, merge
 
 #: a segment with this many times more rows than a query's postings in it sums them in a
@@ -74,7 +73,7 @@ class SegmentedBM25:
             self._norm_rows, self._norms_avgdl = [None] * len(self.segments), avgdl
         for i, seg in enumerate(self.segments):
             if self._norm_rows[i] is None:
-                self._norm_rows[i] = K1 * (1 - B + B * np.asarray(seg.lengths).astype(np.float64) / avgdl)
+                self._norm_rows[i] = bm25_maxscore.length_norms(seg.lengths, avgdl)
         return self._norm_rows
 
     def recount(self) -> None:
@@ -160,11 +159,8 @@ class SegmentedBM25:
         (:mod:`chaja.stores.bm25_maxscore`); the result is the same to the last bit."""
         if n <= 0 or self.n_rows == 0:
             return []
-        title_only = field == "title"
-        weights = np.array([title_weight, 0.0 if title_only else heading_weight, 0.0 if title_only else 1.0])
-        # every posting kept scores above 0 when the weights it is read with are: a row's total then says it was hit
-        positive = title_weight > 0 if title_only else bool((weights > 0).all())
-        terms = self.query_terms(tokens, title_only)
+        weights, positive = bm25_maxscore.column_weights(title_weight, heading_weight, field)
+        terms = self.query_terms(tokens, field == "title")
         if bm25_maxscore.worth_pruning(terms, n, weights):
             found = bm25_maxscore.best_rows(self, terms, n, weights, positive, lang, allow)
         else:
@@ -184,8 +180,7 @@ class SegmentedBM25:
             df = sum(rows.size for _, rows, _ in found)
             if not df:
                 continue
-            idf = math.log((self.n_rows - df + 0.5) / (df + 0.5))
-            terms.append(Term(idf if idf > 0.0 else 1e-6, found))
+            terms.append(Term(bm25_maxscore.idf(self.n_rows, df), found))
         return terms
 
     def norms(self) -> list[np.ndarray]:

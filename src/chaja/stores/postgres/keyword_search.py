@@ -21,6 +21,7 @@ from chaja.stores.base import allowed_rows
 from chaja.stores.bm25_segments import SegmentedBM25
 from chaja.stores.postgres import stored_postings
 from chaja.stores.postgres.stored_search import keyword_stored
+from chaja.stores.postgres.reads import passing_seqs
 from chaja.stores.postgres.values import clean, filter_sql
 
 #: BM25's parameters, as FTS5's ``bm25()`` in the SQLite store.
@@ -142,12 +143,7 @@ def keyword_postings(store, tokens: list[str], n: int, *, title_weight: float, h
 
 def allowed_seqs(store, where: Filters) -> np.ndarray:
     """Sorted ``seq`` of the chunks that pass ``where``, kept until the log moves on."""
-    def read() -> list:
-        params: dict = {}
-        cond = filter_sql(where, params)
-        return store.conn.execute(store._q("SELECT seq FROM {s}.chunks WHERE true" + cond + " ORDER BY seq"),
-                                  params).fetchall()
-    return allowed_rows(store._allowed, (where, store._keywords.seq), read)
+    return allowed_rows(store._allowed, (where, store._keywords.seq), lambda: passing_seqs(store, where))
 
 
 def matched_terms(store, terms: list[str], ids: list[str]) -> dict[str, set[str]]:

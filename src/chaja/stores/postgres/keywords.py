@@ -50,6 +50,19 @@ PRUNED_KEY = "keyword_log_pruned"
 TERMS = "SELECT seq, lang, title_terms, heading_terms, body_terms FROM {s}.chunks"
 
 
+def rows_segment(store, seqs: list[int]) -> postings.Segment:
+    """The postings of the chunks ``seqs``, from the terms the store keeps."""
+    return postings.build(store.conn.execute(store._q(TERMS + " WHERE seq = ANY(%s) ORDER BY seq"),
+                                             (seqs,)).fetchall())
+
+
+def every_row_segment(store) -> postings.Segment:
+    """Every chunk's postings, :data:`BUILD_BATCH` rows at a time."""
+    q, conn = store._q, store.conn
+    return postings.build_paged(lambda last: conn.execute(
+        q(TERMS + " WHERE seq > %s ORDER BY seq LIMIT %s"), (last, BUILD_BATCH)).fetchall())
+
+
 def default_cache() -> Path:
     """``$XDG_CACHE_HOME/chaja/postgres``, or ``~/.cache/chaja/postgres``."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
@@ -73,15 +86,10 @@ class PostgresKeywordIndex:
         return int(self.store.conn.execute(q("SELECT coalesce(max(seq), 0) FROM {s}.keyword_log")).fetchone()[0])
 
     def _rows(self, seqs: list[int]) -> postings.Segment:
-        q = self.store._q
-        rows = self.store.conn.execute(q(TERMS + " WHERE seq = ANY(%s) ORDER BY seq"), (seqs,)).fetchall()
-        return postings.build(rows)
+        return rows_segment(self.store, seqs)
 
     def _build_all(self) -> postings.Segment:
-        """Every chunk's postings, :data:`BUILD_BATCH` rows at a time."""
-        q, conn = self.store._q, self.store.conn
-        return postings.build_paged(lambda last: conn.execute(
-            q(TERMS + " WHERE seq > %s ORDER BY seq LIMIT %s"), (last, BUILD_BATCH)).fetchall())
+        return every_row_segment(self.store)
 
     def _pruned(self) -> int:
         """The newest log entry pruned away (0: none)."""

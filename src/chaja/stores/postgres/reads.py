@@ -2,7 +2,16 @@
 from __future__ import annotations
 
 from chaja.documents import Chunk, DocumentInfo, Location, StoreStats
-from chaja.stores.postgres.values import clean
+from chaja.stores.postgres.values import clean, filter_sql
+
+
+def passing_seqs(store, where, among: list[int] | None = None) -> list[tuple[int]]:
+    """The ``(seq,)`` rows of the chunks the search filter ``where`` keeps, ascending; of
+    ``among`` alone where given."""
+    params: dict = {} if among is None else {"among": list(among)}
+    cond = (" AND seq = ANY(%(among)s)" if among is not None else "") + filter_sql(where, params)
+    return store.conn.execute(store._q("SELECT seq FROM {s}.chunks WHERE true" + cond + " ORDER BY seq"),
+                              params).fetchall()
 
 
 def fingerprints(store) -> dict[str, str]:

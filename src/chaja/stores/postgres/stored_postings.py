@@ -31,7 +31,7 @@ from collections import defaultdict
 import numpy as np
 
 from chaja.stores import posting_blobs, postings
-from chaja.stores.postgres.keywords import BUILD_BATCH, PRUNED_KEY, TERMS
+from chaja.stores.postgres.keywords import PRUNED_KEY, every_row_segment, rows_segment
 from chaja.stores.tf_codes import CodedTf
 
 #: meta key: the newest keyword log entry the stored postings cover (absent: none are kept)
@@ -46,8 +46,8 @@ REMOVED_SHARE = 0.1
 
 def covered(store) -> int | None:
     """The newest log entry the stored postings cover, None when the store keeps none."""
-    row = store.conn.execute(store._q("SELECT value FROM {s}.meta WHERE key = %s"), (META_KEY,)).fetchone()
-    return int(row[0]) if row else None
+    value = store.get_meta(META_KEY)
+    return None if value is None else int(value)
 
 
 def build(store) -> None:
@@ -81,9 +81,8 @@ def fold(store) -> bool:
         if gone.size:
             _set_removed(store, np.union1d(removed(store), gone))
         if new:
-            _write_part(store, postings.build(conn.execute(q(TERMS + " WHERE seq = ANY(%s) ORDER BY seq"),
-                                                           (new,)).fetchall()))
-        _set_covered(store, int(ops[-1][0]))
+            _write_part(store, rows_segment(store, new))
+        store.set_meta(META_KEY, str(ops[-1][0]))
         _tidy(store)
     return True
 
@@ -139,38 +138,33 @@ def _lock(store) -> None:
     store.conn.execute(store._q("SELECT 1 FROM {s}.fts_stats FOR UPDATE"))
 
 
-def _set_covered(store, seq: int) -> None:
-    store.conn.execute(store._q("INSERT INTO {s}.meta (key, value) VALUES (%s, %s)"
-                                " ON CONFLICT (key) DO UPDATE SET value = excluded.value"), (META_KEY, str(seq)))
-
-
 def _rebuild(store) -> None:
     """Every part built again from the chunks (inside the caller's transaction, lock held)."""
     q, conn = store._q, store.conn
     high = int(conn.execute(q("SELECT coalesce(max(seq), 0) FROM {s}.keyword_log")).fetchone()[0])
     conn.execute(q("DELETE FROM {s}.keyword_parts"))
     conn.execute(q("DELETE FROM {s}.keyword_removed"))
-    _write_part(store, postings.build_paged(lambda after: conn.execute(
-        q(TERMS + " WHERE seq > %s ORDER BY seq LIMIT %s"), (after, BUILD_BATCH)).fetchall()))
-    _set_covered(store, high)
+    _write_part(store, every_row_segment(store))
+    store.set_meta(META_KEY, str(high))
 
 
 def _write_part(store, seg: postings.Segment) -> None:
     """A new part of ``seg``'s postings, one row per term, by binary COPY."""
     if seg.n_rows == 0:
         return
-    q, conn = store._q, store.conn
     low = int(seg.rowids[0])
-    part = conn.execute(q("INSERT INTO {s}.keyword_parts (low, rows, langs) VALUES (%s, %s, %s) RETURNING part"),
-                        (low, seg.n_rows, list(seg.lang_names))).fetchone()[0]
-    _copy(store, part, posting_blobs.of_segment(seg, low))
+    _new_part(store, low, seg.n_rows, seg.lang_names, posting_blobs.of_segment(seg, low))
 
 
-def _copy(store, part: int, rows) -> None:
+def _new_part(store, low: int, rows: int, langs: list[str], blobs) -> None:
+    """A part of ``rows`` rows from ``low`` on, in ``langs``, with the (term, bytes) of ``blobs``
+    written by binary COPY."""
+    part = store.conn.execute(store._q("INSERT INTO {s}.keyword_parts (low, rows, langs) VALUES (%s, %s, %s)"
+                                       " RETURNING part"), (low, rows, list(langs))).fetchone()[0]
     with store.conn.cursor() as cur:
         with cur.copy(store._q("COPY {s}.keyword_postings (term, part, postings) FROM STDIN (FORMAT BINARY)")) as cp:
             cp.set_types(["text", "int8", "bytea"])
-            for term, blob in rows:
+            for term, blob in blobs:
                 cp.write_row((term, part, blob))
 
 
@@ -200,20 +194,18 @@ def _merge(store, parts: list[int]) -> None:
         got = posting_blobs.decode(blob, low)
         codes = np.asarray([names.setdefault(n, len(names)) for n in langs], np.uint8)
         by_term[term].append(posting_blobs.TermPostings(got.rows, got.tf, got.lengths, codes[got.langs]))
-    live_rows, merged = _joined(by_term, dead)
+    alive, seen, merged = _joined(by_term, dead)
     conn.execute(q("DELETE FROM {s}.keyword_parts WHERE part = ANY(%s)"), (parts,))
-    _set_removed(store, dead[~np.isin(dead, live_rows[1])])
-    if not merged:
-        return
-    low = int(live_rows[0].min())
-    part = conn.execute(q("INSERT INTO {s}.keyword_parts (low, rows, langs) VALUES (%s, %s, %s) RETURNING part"),
-                        (low, int(live_rows[0].size), list(names))).fetchone()[0]
-    _copy(store, part, ((term, posting_blobs.encode(p.rows - low, p.tf, p.lengths, p.langs))
-                        for term, p in merged.items()))
+    _set_removed(store, dead[~np.isin(dead, seen)])
+    if merged:
+        low = int(alive[0])
+        _new_part(store, low, int(alive.size), list(names),
+                  ((term, posting_blobs.encode(p.rows - low, p.tf, p.lengths, p.langs)) for term, p in merged.items()))
 
 
 def _joined(by_term: dict[str, list[posting_blobs.TermPostings]], removed: np.ndarray):
-    """((live rows, every row seen), term → its live postings of every part in one, by row)."""
+    """(the live rows, every row seen, term → its live postings of every part in one, by row),
+    the rows sorted."""
     merged: dict[str, posting_blobs.TermPostings] = {}
     seen, live = [], []
     for term, pieces in by_term.items():
@@ -231,4 +223,4 @@ def _joined(by_term: dict[str, list[posting_blobs.TermPostings]], removed: np.nd
         live.append(rows[order])
     every = np.unique(np.concatenate(seen)) if seen else np.zeros(0, np.int64)
     alive = np.unique(np.concatenate(live)) if live else np.zeros(0, np.int64)
-    return (alive, every), merged
+    return alive, every, merged

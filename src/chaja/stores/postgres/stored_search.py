@@ -17,7 +17,6 @@ the long lists of common terms; what it saves is the reader's memory and its fir
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -25,13 +24,13 @@ import numpy as np
 
 from chaja.documents import Hit
 from chaja.filters import Filters
-from chaja.stores import posting_blobs, postings
+from chaja.stores import bm25_maxscore, posting_blobs, postings
 from chaja.stores.base import StoreError
-from chaja.stores.bm25_maxscore import B, K1, Term
+from chaja.stores.bm25_maxscore import Term
 from chaja.stores.bm25_segments import _top
 from chaja.stores.postgres import stored_postings
-from chaja.stores.postgres.keywords import TERMS
-from chaja.stores.postgres.values import filter_sql
+from chaja.stores.postgres.keywords import rows_segment
+from chaja.stores.postgres.reads import passing_seqs
 from chaja.stores.tf_codes import CodedTf
 
 #: rows are summed in an array spanning the hit rows while it is at most this many times
@@ -64,11 +63,9 @@ def keyword_stored(store, tokens: list[str], n: int, *, title_weight: float, hea
         return _search(store, tokens, n, title_weight=title_weight, heading_weight=heading_weight,
                        field=field, lang=lang, where=where)
 
-    if conn.info.transaction_status != 0:
-        return search()
-    ready(store)
-    with conn.transaction():
-        conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+    if conn.info.transaction_status == 0:
+        ready(store)
+    with _snapshot(conn):
         return search()
 
 
@@ -88,13 +85,21 @@ def one_view(store) -> Iterator:
     transaction, so they see the store as of the block's start (a nested block, or one
     inside a transaction already open, reads in that one), holding the store's lock."""
     with store._lock:
-        if store.conn.info.transaction_status != 0:
+        if store.conn.info.transaction_status == 0:
+            store._run("cannot read the stored keyword postings", lambda: ready(store))
+        with _snapshot(store.conn):
             yield store
-            return
-        store._run("cannot read the stored keyword postings", lambda: ready(store))
-        with store.conn.transaction():
-            store.conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-            yield store
+
+
+@contextmanager
+def _snapshot(conn) -> Iterator[None]:
+    """One repeatable-read transaction for the block; the transaction already open, if any."""
+    if conn.info.transaction_status != 0:
+        yield
+        return
+    with conn.transaction():
+        conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        yield
 
 
 def _search(store, tokens, n, *, title_weight, heading_weight, field, lang, where) -> list[Hit]:
@@ -141,10 +146,7 @@ def _untaken(store, rows: list[int], added: list[bool]) -> tuple[np.ndarray, pos
     """(rows the untaken log entries removed from a part, sorted; the rows they added as one
     segment, or None): :func:`~chaja.stores.postgres.stored_postings.changes`."""
     dead, new = stored_postings.changes(rows, added)
-    if not new:
-        return dead, None
-    q = store._q
-    return dead, postings.build(store.conn.execute(q(TERMS + " WHERE seq = ANY(%s) ORDER BY seq"), (new,)).fetchall())
+    return dead, (rows_segment(store, new) if new else None)
 
 
 def _filtered_top(store, ids: np.ndarray, scores: np.ndarray, n: int, where: Filters) -> list[tuple[int, float]]:
@@ -167,18 +169,12 @@ def _filtered_top(store, ids: np.ndarray, scores: np.ndarray, n: int, where: Fil
 
 
 def _passing(store, where: Filters, rows: np.ndarray) -> set[int]:
-    params: dict = {"rows": rows.tolist()}
-    cond = filter_sql(where, params)
-    return {r for (r,) in store.conn.execute(
-        store._q("SELECT seq FROM {s}.chunks WHERE seq = ANY(%(rows)s)" + cond), params)}
+    return {r for (r,) in passing_seqs(store, where, rows.tolist())}
 
 
 def _passing_rows(store, where: Filters) -> np.ndarray:
     """Every row ``where`` keeps, sorted."""
-    params: dict = {}
-    cond = filter_sql(where, params)
-    rows = store.conn.execute(store._q("SELECT seq FROM {s}.chunks WHERE true" + cond + " ORDER BY seq"), params)
-    return np.fromiter((r for (r,) in rows), np.int64)
+    return np.fromiter((r for (r,) in passing_seqs(store, where)), np.int64)
 
 
 def best_rows(terms: list[list[Piece]], *, n_rows: int, n_tokens: int, title_weight: float,
@@ -189,8 +185,7 @@ def best_rows(terms: list[list[Piece]], *, n_rows: int, n_tokens: int, title_wei
     scores them: IDF over the term's live postings (in titles, for ``field="title"``), N
     and avgdl from ``n_rows`` and ``n_tokens``, rows in ``dead`` left out; None when none."""
     title_only = field == "title"
-    weights = np.array([title_weight, 0.0 if title_only else heading_weight, 0.0 if title_only else 1.0])
-    positive = title_weight > 0 if title_only else bool((weights > 0).all())
+    weights, positive = bm25_maxscore.column_weights(title_weight, heading_weight, field)
     avgdl = n_tokens / n_rows
     rows_out, scores_out = [], []
     alive = _alive_test(dead)
@@ -199,14 +194,13 @@ def best_rows(terms: list[list[Piece]], *, n_rows: int, n_tokens: int, title_wei
         df = sum(p[0].size for p in live)
         if not df:
             continue
-        idf = math.log((n_rows - df + 0.5) / (df + 0.5))
-        term = Term(idf if idf > 0.0 else 1e-6, [])
+        term = Term(bm25_maxscore.idf(n_rows, df), [])
         for rows, tf, lengths, in_lang in live:
             if not in_lang.all():
                 rows, tf, lengths = rows[in_lang], _picked(tf, in_lang), lengths[in_lang]
             if rows.size:
                 rows_out.append(rows)
-                scores_out.append(term.scores(tf, weights, K1 * (1 - B + B * lengths.astype(np.float64) / avgdl)))
+                scores_out.append(term.scores(tf, weights, bm25_maxscore.length_norms(lengths, avgdl)))
     if not rows_out:
         return None
     return _summed(np.concatenate(rows_out), np.concatenate(scores_out), positive)
