@@ -168,4 +168,4 @@ def test_stats_names_the_postgres_keyword_engine_and_its_stored_postings(pg_dsn,
     assert main(["stats", "--store", f"{pg_dsn}{sep}schema={pg_schema}&keyword_engine=stored"]) == 0
     out = capsys.readouterr().out
     assert "keyword engine: stored" in out
-    assert "keyword postings kept by the database: 1 part, 2 rows, 0 removed since; 1 log entries not folded yet" in out
+    assert "keyword postings kept by the database: 1 part, 2 rows, 0 removed since; 1 log entry not folded yet" in out

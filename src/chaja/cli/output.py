@@ -43,6 +43,10 @@ def unsupported(skipped: list) -> str:
     return f"skipped {len(skipped)} file{'s' if len(skipped) != 1 else ''}: " + ", ".join(parts)
 
 
+def _count(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
 def print_stats(s: dict, as_json: bool) -> None:
     """A store's summary (:meth:`Index.summary`, the hub's ``/v1/stats``) as text or JSON."""
     if as_json:
@@ -60,8 +64,8 @@ def print_stats(s: dict, as_json: bool) -> None:
     if k := s.get("keyword"):
         print(f"keyword engine: {k['engine']}")
         if st := k.get("stored"):
-            print(f"keyword postings kept by the database: {st['parts']} part{'s' if st['parts'] != 1 else ''}, "
-                  f"{st['rows']} rows, {st['removed']} removed since; {st['not_folded']} log entries not folded yet")
+            print(f"keyword postings kept by the database: {_count(st['parts'], 'part')}, {_count(st['rows'], 'row')}, "
+                  f"{st['removed']} removed since; {_count(st['not_folded'], 'log entry', 'log entries')} not folded yet")
     if r := s.get("replica"):
         since = "none yet" if r["last_replay_s"] is None else f"{r['last_replay_s']:.1f} s ago"
         print(f"replica: read-only; {r['behind_bytes']} bytes of WAL received and not yet replayed; "
