@@ -21,7 +21,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from machine import describe, write_results  # noqa: E402
+from machine import write_results  # noqa: E402
 import peer_systems  # noqa: E402
 
 REPO = HERE.parent
@@ -82,16 +82,11 @@ def render(report: dict) -> str:
 
 def main() -> int:
     args = peer_systems.store_arguments(__doc__, [10_000, 100_000], REPO / "runs" / "peers")
-    got = peer_systems.built_chaja_stores(args.work, args.sizes, args.queries)
-    if got is None:
+    report = peer_systems.measured_stores(args.work, args.sizes, args.queries,
+                                          lambda folder, queries: measure(folder, queries, args.rounds))
+    if report is None:
         return 1
-    queries, stores = got
-    report = {"machine": describe(), "queries": len(queries), "rounds": args.rounds, "sizes": {}}
-    for size, folder in stores:
-        print(f"{size:,} chunks ...", flush=True)
-        report["sizes"][str(size)] = measure(folder, queries, args.rounds)
-    if not report["sizes"]:
-        return 1
+    report["rounds"] = args.rounds
     write_results("stages", report, render(report))
     print(render(report))
     return 0

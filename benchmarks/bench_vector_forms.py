@@ -36,7 +36,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from machine import describe, write_results  # noqa: E402
+from machine import write_results  # noqa: E402
 import peer_systems  # noqa: E402
 
 K = 10
@@ -133,12 +133,17 @@ def measure(folder: Path, questions: list[dict], pca: int | None) -> dict:
     store = SqliteStore(folder / "peers.chaja")
     matrix, ids, _ = store._vectors("chunk")
     rows = matrix.shape[0]
+    graph = sqlite_ann.graph_path(folder / "peers.chaja", "chunk")
+    if not graph.exists():          # below the store's ANN threshold: searched exactly, nothing to compare
+        store.close()
+        print(f"  {folder}: the chunk field has no graph ({rows:,} rows); skipped", flush=True)
+        return {"rows": rows, "dim": int(matrix.shape[1]), "forms": {}}
     floats = np.asarray(matrix, np.float32)
     queries = np.array([q["vector"] for q in questions], np.float32)
     reference = best_rows(floats, queries)
     vector_file = sum(p.stat().st_size for p in folder.glob("peers.chaja-chunk.*.vectors"))
-    graph_file = sqlite_ann.graph_path(folder / "peers.chaja", "chunk").stat().st_size
-    row_of = {cid: i for i, cid in enumerate(ids)} if len(ids) <= 2_000_000 else None
+    graph_file = graph.stat().st_size
+    row_of = {cid: i for i, cid in enumerate(ids)}
 
     def today(q):
         return np.array([row_of[h.chunk_id] for h in store.vector(q, K)], np.int64)
@@ -173,6 +178,8 @@ def render(report: dict) -> str:
     for size, r in report["sizes"].items():
         lines += [f"## {int(size):,} chunks ({r['rows']:,} rows of {r['dim']} dimensions)", "",
                   "| form | recall@10 | p50 ms | bytes a vector |", "|---|---|---|---|"]
+        if not r["forms"]:
+            lines[-2:] = ["No graph at this size (the field is searched exactly): nothing to compare."]
         for name, f in r["forms"].items():
             ms = "—" if f["p50_ms"] is None else f"{f['p50_ms']:.2f}"
             lines.append(f"| {name} | {f['recall']:.3f} | {ms} | {f['bytes_per_vector']:,.0f} |")
@@ -187,15 +194,9 @@ def main() -> int:
     ap.add_argument("--pca", type=int, default=0, help="also a graph over this many principal components")
     ap.add_argument("--work", type=Path, default=HERE.parent / "runs" / "peers")
     args = ap.parse_args()
-    got = peer_systems.built_chaja_stores(args.work, args.sizes, args.queries)
-    if got is None:
-        return 1
-    questions, stores = got
-    report = {"machine": describe(), "queries": len(questions), "sizes": {}}
-    for size, folder in stores:
-        print(f"{size:,} chunks ...", flush=True)
-        report["sizes"][str(size)] = measure(folder, questions, args.pca or None)
-    if not report["sizes"]:
+    report = peer_systems.measured_stores(args.work, args.sizes, args.queries,
+                                          lambda folder, questions: measure(folder, questions, args.pca or None))
+    if report is None:
         return 1
     write_results("vector-forms", report, render(report))
     return 0

@@ -514,6 +514,23 @@ def built_chaja_stores(work: Path, sizes: list[int], n_queries: int) -> tuple[li
     return json.loads(qfile.read_text()), found
 
 
+def measured_stores(work: Path, sizes: list[int], n_queries: int, measure) -> dict | None:
+    """``{"machine", "queries", "sizes": {size: measure(folder, questions)}}`` over the chaja
+    stores ``bench_peers.py`` built of ``sizes`` (:func:`built_chaja_stores`); None, with the
+    reason said, when there are no questions or no store."""
+    from machine import describe
+
+    got = built_chaja_stores(work, sizes, n_queries)
+    if got is None:
+        return None
+    questions, stores = got
+    report = {"machine": describe(), "queries": len(questions), "sizes": {}}
+    for size, folder in stores:
+        print(f"{size:,} chunks ...", flush=True)
+        report["sizes"][str(size)] = measure(folder, questions)
+    return report if report["sizes"] else None
+
+
 def store_arguments(doc: str, sizes: list[int], work: Path):
     """The command line of a benchmark over the chaja stores ``bench_peers.py`` built:
     ``--sizes`` (default ``sizes``), ``--queries``, ``--rounds``, ``--work`` (default ``work``)."""
