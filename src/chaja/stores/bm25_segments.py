@@ -167,7 +167,7 @@ class SegmentedBM25:
             found = self.full_totals(terms, weights, positive, lang)
         if found is None:
             return []
-        return _top(*found, n, allow)
+        return top_rows(*found, n, allow)
 
     def query_terms(self, tokens: list[str], title_only: bool) -> list[Term]:
         """The query tokens that some live row holds (in its title, ``title_only``), in
@@ -258,7 +258,7 @@ def _text(term) -> bool:
     return True
 
 
-def _top(ids: np.ndarray, scores: np.ndarray, n: int, allow: np.ndarray | None) -> list[tuple[int, float]]:
+def top_rows(ids: np.ndarray, scores: np.ndarray, n: int, allow: np.ndarray | None) -> list[tuple[int, float]]:
     """The best ``n`` (rowid, score) of those ``allow`` keeps (all, for None), by score, then rowid."""
     if allow is not None:
         keep = np.isin(ids, allow)

@@ -45,7 +45,7 @@ class TermPostings:
 def encode(offsets: np.ndarray, tf: CodedTf, lengths: np.ndarray, langs: np.ndarray) -> bytes:
     """The bytes of one term's postings (``offsets``: rows less the part's lowest, ascending)."""
     count = int(offsets.size)
-    spill_at, spill = tf._spills()
+    spill_at, spill = tf.spills()
     wide = bool(lengths.size) and int(lengths.max()) > 0xFFFF
     return b"".join((
         _HEADER.pack(VERSION, WIDE_LENGTHS if wide else 0, 0, count, int(spill_at.size)),

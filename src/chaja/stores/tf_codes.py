@@ -60,6 +60,11 @@ class CodedTf:
     def __len__(self) -> int:
         return int(self.codes.shape[0])
 
+    def spills(self) -> tuple[np.ndarray, np.ndarray]:
+        """(places in this view, their ``[m, 3]`` frequencies) of the postings whose frequencies
+        do not fit a code."""
+        return self._spills()
+
     def _spills(self, picked: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(places in this view, or in ``picked``; spill rows) of the spilled postings among them."""
         if picked is None:           # the view's own: a binary search in the sorted places

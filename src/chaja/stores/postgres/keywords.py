@@ -85,12 +85,6 @@ class PostgresKeywordIndex:
         q = self.store._q
         return int(self.store.conn.execute(q("SELECT coalesce(max(seq), 0) FROM {s}.keyword_log")).fetchone()[0])
 
-    def _rows(self, seqs: list[int]) -> postings.Segment:
-        return rows_segment(self.store, seqs)
-
-    def _build_all(self) -> postings.Segment:
-        return every_row_segment(self.store)
-
     def _pruned(self) -> int:
         """The newest log entry pruned away (0: none)."""
         return int(self.store.get_meta(PRUNED_KEY) or 0)
@@ -160,7 +154,7 @@ class PostgresKeywordIndex:
         if got is not None and got[1] < pruned:
             got = None                     # the log after the cache's entry is gone in part
         if got is None:
-            seg, seq = self._build_all(), high
+            seg, seq = every_row_segment(self.store), high
             self._save(seg, seq, store_id)
             self.from_cache = False
             if path is not None and self.cache is not None:
@@ -176,7 +170,7 @@ class PostgresKeywordIndex:
         ops = self.store.conn.execute(q("SELECT seq, row, added FROM {s}.keyword_log"
                                         " WHERE seq > %s AND seq <= %s ORDER BY seq"), (self.seq, high)).fetchall()
         bm25 = self.bm25
-        bm25.apply([(row, added) for _, row, added in ops], self._rows)
+        bm25.apply([(row, added) for _, row, added in ops], lambda seqs: rows_segment(self.store, seqs))
         self.seq = high
         small = sum(s.n_rows for s in bm25.segments[1:])
         bm25.recount()

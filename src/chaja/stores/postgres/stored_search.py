@@ -27,7 +27,7 @@ from chaja.filters import Filters
 from chaja.stores import bm25_maxscore, posting_blobs, postings
 from chaja.stores.base import StoreError
 from chaja.stores.bm25_maxscore import Term
-from chaja.stores.bm25_segments import _top
+from chaja.stores.bm25_segments import top_rows
 from chaja.stores.postgres import stored_postings
 from chaja.stores.postgres.keywords import rows_segment
 from chaja.stores.postgres.reads import passing_seqs
@@ -57,16 +57,11 @@ def keyword_stored(store, tokens: list[str], n: int, *, title_weight: float, hea
                    field: str, lang: str | None, where: Filters | None) -> list[Hit]:
     """The keyword list of ``tokens`` (FTS5 tokens) from the stored postings, in a snapshot of
     its own, or in the caller's transaction (:func:`one_view`) where there is one."""
-    conn = store.conn
-
-    def search() -> list[Hit]:
+    if store.conn.info.transaction_status == 0:
+        ready(store)
+    with _snapshot(store.conn):
         return _search(store, tokens, n, title_weight=title_weight, heading_weight=heading_weight,
                        field=field, lang=lang, where=where)
-
-    if conn.info.transaction_status == 0:
-        ready(store)
-    with _snapshot(conn):
-        return search()
 
 
 def ready(store) -> None:
@@ -128,7 +123,7 @@ def _search(store, tokens, n, *, title_weight, heading_weight, field, lang, wher
                       lang=lang, dead=dead)
     if found is None:
         return []
-    hits = _filtered_top(store, *found, n, where) if where else _top(*found, n, None)
+    hits = _filtered_top(store, *found, n, where) if where else top_rows(*found, n, None)
     if not hits:
         return []
     ids = dict(conn.execute(q("SELECT seq, id FROM {s}.chunks WHERE seq = ANY(%s)"), ([r for r, _ in hits],)))
@@ -150,7 +145,7 @@ def _untaken(store, rows: list[int], added: list[bool]) -> tuple[np.ndarray, pos
 
 
 def _filtered_top(store, ids: np.ndarray, scores: np.ndarray, n: int, where: Filters) -> list[tuple[int, float]]:
-    """The best ``n`` (row, score) of those ``where`` keeps, as :func:`_top` orders them: the
+    """The best ``n`` (row, score) of those ``where`` keeps, as :func:`~chaja.stores.bm25_segments.top_rows` orders them: the
     filter is asked of the best rows, :data:`FILTER_BATCHES` batches at most, in order, and
     of every row of the store only where that leaves fewer than ``n`` (a filter that keeps
     few rows), so a filter that keeps most rows costs one short read, not a list of them all."""
@@ -165,7 +160,7 @@ def _filtered_top(store, ids: np.ndarray, scores: np.ndarray, n: int, where: Fil
             kept += [int(i) for i in batch if int(ids[i]) in passing]
         if len(kept) >= n or start >= order.size:
             return [(int(ids[i]), float(scores[i])) for i in kept[:n]]
-    return _top(ids, scores, n, _passing_rows(store, where))
+    return top_rows(ids, scores, n, _passing_rows(store, where))
 
 
 def _passing(store, where: Filters, rows: np.ndarray) -> set[int]:
@@ -197,17 +192,13 @@ def best_rows(terms: list[list[Piece]], *, n_rows: int, n_tokens: int, title_wei
         term = Term(bm25_maxscore.idf(n_rows, df), [])
         for rows, tf, lengths, in_lang in live:
             if not in_lang.all():
-                rows, tf, lengths = rows[in_lang], _picked(tf, in_lang), lengths[in_lang]
+                rows, tf, lengths = rows[in_lang], tf[in_lang], lengths[in_lang]
             if rows.size:
                 rows_out.append(rows)
                 scores_out.append(term.scores(tf, weights, bm25_maxscore.length_norms(lengths, avgdl)))
     if not rows_out:
         return None
     return _summed(np.concatenate(rows_out), np.concatenate(scores_out), positive)
-
-
-def _picked(tf: "CodedTf | np.ndarray", keep: np.ndarray) -> "CodedTf | np.ndarray":
-    return tf.decoded(keep) if isinstance(tf, CodedTf) else tf[keep]
 
 
 def _alive_test(dead: np.ndarray):
@@ -232,13 +223,13 @@ def _live(piece: Piece, title_only: bool, alive) -> Piece:
     rows, tf, lengths, in_lang = piece
     keep = None
     if title_only:
-        keep = (tf.decoded()[:, 0] if isinstance(tf, CodedTf) else tf[:, 0]) > 0
+        keep = tf[:, 0] > 0          # (a CodedTf indexes as its decoded array does)
     if alive is not None:
         living = alive(rows)
         keep = living if keep is None else keep & living
     if keep is None or keep.all():
         return piece
-    return rows[keep], _picked(tf, keep), lengths[keep], in_lang[keep]
+    return rows[keep], tf[keep], lengths[keep], in_lang[keep]
 
 
 def _summed(rows: np.ndarray, scores: np.ndarray, positive: bool) -> tuple[np.ndarray, np.ndarray]:
