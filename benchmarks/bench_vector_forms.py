@@ -174,7 +174,8 @@ def render(report: dict) -> str:
     lines = ["# What a large field's vectors could be kept as", "",
              f"The chunk field of the peers stores, {report['queries']} questions (e5 vectors as given); "
              f"recall@10 against the store's exact search (every row of the int8 file scored), median ms a "
-             f"query, bytes kept a vector. Machine: {m['cpu']}, {m['cores']} cores, load {', '.join(f'{x:.2f}' for x in m['load_average'])}.", ""]
+             f"query, bytes kept a vector. Machine: {m['cpu']}, {m['cores']} cores, "
+             f"load {', '.join(f'{x:.2f}' for x in m['load_average'])}.", ""]
     for size, r in report["sizes"].items():
         lines += [f"## {int(size):,} chunks ({r['rows']:,} rows of {r['dim']} dimensions)", "",
                   "| form | recall@10 | p50 ms | bytes a vector |", "|---|---|---|---|"]

@@ -144,7 +144,8 @@ def _untaken(store, rows: list[int], added: list[bool]) -> tuple[np.ndarray, pos
     return dead, (rows_segment(store, new) if new else None)
 
 
-def _filtered_top(store, ids: np.ndarray, scores: np.ndarray, n: int, where: Filters) -> list[tuple[int, float]]:
+def _filtered_top(store, ids: np.ndarray, scores: np.ndarray, n: int,
+                  where: Filters) -> list[tuple[int, float]]:
     """The best ``n`` (row, score) of those ``where`` keeps, as :func:`~chaja.stores.bm25_segments.top_rows` orders them: the
     filter is asked of the best rows, :data:`FILTER_BATCHES` batches at most, in order, and
     of every row of the store only where that leaves fewer than ``n`` (a filter that keeps
