@@ -121,10 +121,17 @@ class SqliteStore(SqliteConnection, DocumentWrites, CandidateSearch, ChunkReads,
         if done:
             self._keywords.path.unlink(missing_ok=True)       # rebuilt from the keyword rows themselves
             self._keywords.bm25 = None
+            self._keywords.feed.close()
             self._matrix, self._rows, self._matrix_rowids = {}, {}, {}
             self._matrix_seq = -1
             self.compact(force=True)
         return done
+
+    def close(self) -> None:
+        keywords = getattr(self, "_keywords", None)     # (None: the open failed)
+        if keywords is not None:
+            keywords.feed.close()       # its helper ends with it
+        super().close()
 
     def __enter__(self) -> "SqliteStore":
         return self

@@ -16,6 +16,10 @@ then deletes the log entries it covers and records how far it pruned; a reader w
 state is older than that reloads the file. The file is a cache: missing, damaged, from
 another store or behind the log, it is rebuilt from the store's ``chunk_terms`` rows (each
 chunk's analysed terms).
+
+The rows this store object wrote itself are not read back: their postings were built
+beside the writes (:mod:`chaja.stores.postings_feed`), and a refresh takes them, each
+row kept only where the log says it is still the row that was fed.
 """
 from __future__ import annotations
 
@@ -23,8 +27,11 @@ import sqlite3
 import warnings
 from pathlib import Path
 
+import numpy as np
+
 from chaja.stores import postings, sqlite_errors
 from chaja.stores.bm25_segments import SegmentedBM25
+from chaja.stores.postings_feed import PostingsFeed
 from chaja.stores.row_codes import CodedRows
 from chaja.stores.sqlite_in import select_in
 from chaja.stores.text_packing import TextPacking
@@ -46,6 +53,12 @@ def log_removed(cur: sqlite3.Cursor, doc_id: str) -> None:
 
 def log_added(cur: sqlite3.Cursor, rows: list[int]) -> None:
     cur.executemany("INSERT INTO keyword_log (row, added) VALUES (?, 1)", [(r,) for r in rows])
+
+
+def last_entry(cur: sqlite3.Cursor) -> int:
+    """The last log entry written (in the caller's transaction: its own last entry)."""
+    row = cur.execute("SELECT seq FROM sqlite_sequence WHERE name = 'keyword_log'").fetchone()
+    return int(row[0] or 0) if row else 0
 
 
 _TERM_ROWS = ("SELECT f.rowid, c.lang, f.title, f.heading, f.body FROM chunk_terms f"
@@ -80,6 +93,9 @@ class SqliteKeywordIndex:
         self.base_seq: int | None = None   # the log entry the mapped file covers (None: built in memory)
         self.touched: set[int] = set()     # rows the log added or removed after the base
         self.pinned = 0          # inside store.reading(): refresh keeps this view (chaja.stores.one_view)
+        #: the rows this store object wrote since the last refresh, their postings built beside
+        #: the writes (chaja.stores.postings_feed)
+        self.feed = PostingsFeed()
 
     def _marks(self) -> tuple[int, int]:
         high, pruned = self.db.execute(
@@ -96,7 +112,7 @@ class SqliteKeywordIndex:
             seq = base_seq = int(seg.header["seq"])
         except (OSError, ValueError, KeyError):
             seq, base_seq = self._marks()[0], None
-            seg = build_all(self.db, self.packing)
+            seg = self._built(None, pruned)
         self.bm25, self.seq, self.base_rows = SegmentedBM25.of(seg), seq, seg.n_rows
         self.base_seq, self.touched = base_seq, set()
 
@@ -105,12 +121,31 @@ class SqliteKeywordIndex:
                               (self.seq,)).fetchall()
         if not ops:
             return
+        pruned = self._marks()[1]
         self.touched |= self.bm25.apply([(row, added) for _, row, added in ops],
-                                        lambda rows: postings.build(_term_rows(self.db, rows, self.packing)))
+                                        lambda rows: self._built(rows, pruned, ops))
         self.seq = ops[-1][0]
         if len(self.bm25.segments) > MAX_SEGMENTS:
             self.bm25.fold_tail(self.bm25.merged(1))
         self.bm25.recount()
+
+    def _built(self, rowids: list[int] | None, pruned: int, ops: list | None = None) -> postings.Segment:
+        """One segment of the rows ``rowids`` (every ``chunk_terms`` row with None): the fed
+        rows among them from the segments built beside the writes (:meth:`PostingsFeed.take`),
+        the rest read from the store and built here."""
+        fed = self.feed.take(self.db, pruned, ops)
+        if not fed:
+            return build_all(self.db, self.packing) if rowids is None else \
+                postings.build(_term_rows(self.db, rowids, self.packing))
+        wanted = np.asarray(rowids if rowids is not None else
+                            [r for (r,) in self.db.execute("SELECT rowid FROM chunk_terms ORDER BY rowid")], np.int64)
+        parts = [(seg, alive & np.isin(seg.rowids, wanted)) for seg, alive in fed]
+        held = np.concatenate([seg.rowids[alive] for seg, alive in parts])
+        rest = np.setdiff1d(wanted, held).tolist()
+        if rest:
+            built = postings.build(_term_rows(self.db, rest, self.packing))
+            parts.append((built, np.ones(built.n_rows, dtype=bool)))
+        return postings.merge(parts)
 
     def _refresh_in_transaction(self) -> None:
         high, pruned = self._marks()

@@ -13,7 +13,7 @@ from chaja.stores import sqlite_keywords, sqlite_spool, sqlite_staging, sqlite_v
 from chaja.stores.base import StoreError, flat_vector, refuse_non_finite
 from chaja.stores.sqlite_in import select_in
 from chaja.stores.sqlite_schema import VECTOR_FIELDS
-from chaja.stores.text_packing import TextPacking, stored_texts
+from chaja.stores.text_packing import TextPacking, packed
 
 
 def flat_record(r: ChunkRecord) -> tuple:
@@ -54,15 +54,17 @@ class DocumentWrites:
             first = cur.execute("SELECT max(rowid) FROM chunks").fetchone()[0] or 0
             flat = [row for _, rows in prepared for row in rows]
             packing = self._packing(cur, rows_now + len(flat), [row[0] for row in flat])
-            added = self._insert_chunks(cur, flat, first + 1, spooled, packing)
+            added, term_rows = self._insert_chunks(cur, flat, first + 1, spooled, packing)
             for field, (rowids, vectors) in (spooled or {}).items():
                 sqlite_spool.append(cur, self.path, field, adim if field.startswith("aligned") else dim,
                                     rowids, vectors)
             sqlite_keywords.log_added(cur, added)
+            last_seq = sqlite_keywords.last_entry(cur)
             if dims and not known:
                 cur.execute("INSERT OR REPLACE INTO meta VALUES ('dim', ?)", (str(dims.pop()),))
             if adims and not aknown:
                 cur.execute("INSERT OR REPLACE INTO meta VALUES ('aligned_dim', ?)", (str(adims.pop()),))
+        self._keywords.feed.add(term_rows, last_seq)     # committed: their postings may be built now
 
     def _packing(self, cur: sqlite3.Cursor, rows: int, records: list[ChunkRecord]) -> TextPacking | None:
         """The packing rows written in this transaction take (None: kept plain): the store's
@@ -74,15 +76,19 @@ class DocumentWrites:
     @staticmethod
     def _insert_chunks(cur: sqlite3.Cursor, rows: list[tuple], first: int,
                        spooled: dict[str, tuple[list[int], list[np.ndarray]]] | None,
-                       packing: TextPacking | None = None) -> list[int]:
+                       packing: TextPacking | None = None) -> tuple[list[int], list[tuple]]:
         """Insert chunks (rows from :func:`flat_record`) and their keyword rows, under rowids
         ``first``, ``first + 1``, … (the store's largest rowid + 1 on, as SQLite would give
         them one by one), one statement per table; their rowids. With ``spooled`` (field →
         rowids, vectors), each vector's blob is left empty and the vector added there for the
         field's spool (:mod:`chaja.stores.sqlite_spool`); without it, each blob holds its vector.
-        With ``packing``, each text and body terms are packed (:mod:`chaja.stores.text_packing`)."""
+        With ``packing``, each text and body terms are packed (:mod:`chaja.stores.text_packing`).
+        Also returns the keyword rows as :class:`~chaja.stores.postings_feed.PostingsFeed` takes
+        them: ``(rowid, lang, title, heading, body)``, the terms joined and not packed."""
         added = list(range(first, first + len(rows)))
-        texts, bodies = stored_texts(packing, [r for r, *_ in rows])
+        records = [r for r, *_ in rows]
+        bodies = [" ".join(r.body_terms) for r in records]
+        texts, stored_bodies = packed(packing, [r.chunk.text for r in records], bodies)
         cur.executemany(
             "INSERT INTO chunks (rowid, id, doc_id, ordinal, title, heading, text, lang, source,"
             " doc_type, date, location, vector, heading_vector, aligned_vector, aligned_heading_vector)"
@@ -99,10 +105,12 @@ class DocumentWrites:
                     if v is not None:
                         spooled[field][0].append(rowid)
                         spooled[field][1].append(v)
+        term_rows = [(rowid, r.chunk.lang, " ".join(r.title_terms), " ".join(r.heading_terms), body)
+                     for rowid, body, r in zip(added, bodies, records)]
         cur.executemany("INSERT INTO chunk_terms (rowid, title, heading, body) VALUES (?,?,?,?)",
-                        [(rowid, " ".join(r.title_terms), " ".join(r.heading_terms), body)
-                         for rowid, body, (r, *_) in zip(added, bodies, rows)])
-        return added
+                        [(rowid, title, heading, body)
+                         for (rowid, _, title, heading, _), body in zip(term_rows, stored_bodies)])
+        return added, term_rows
 
     def _dims(self, rows: list[tuple]) -> tuple[set[int], set[int], str | None, str | None]:
         """The e5 and aligned dimensions of these rows (from :func:`flat_record`) and the store's,

@@ -166,8 +166,12 @@ class TextPacking:
 def stored_texts(packing: TextPacking | None, records: Sequence) -> tuple[list, list]:
     """The texts and the joined body terms of chunk ``records`` as a write stores them:
     packed where ``packing`` is given (:meth:`TextPacking.pack_many`), else as they are."""
-    texts = [r.chunk.text for r in records]
-    bodies = [" ".join(r.body_terms) for r in records]
+    return packed(packing, [r.chunk.text for r in records], [" ".join(r.body_terms) for r in records])
+
+
+def packed(packing: TextPacking | None, texts: list[str], bodies: list[str]) -> tuple[list, list]:
+    """``texts`` and joined body terms ``bodies`` as a write stores them: packed where
+    ``packing`` is given, else as they are."""
     if packing is None:
         return texts, bodies
     return packing.pack_many(texts), packing.pack_many(bodies, "terms")
