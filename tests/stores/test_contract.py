@@ -394,6 +394,11 @@ def test_chunk_sample_returns_stored_chunks_in_sample_order(store, build):
     assert [c.id for c in got] == [x.chunk.id for x in want]
     assert [(c.text, c.heading_path, c.lang) for c in got] == [(x.chunk.text, x.chunk.heading_path, "ko") for x in want]
     assert [c.id for c in store.chunk_sample(2)] == [x.chunk.id for x in want[:2]]
+    d2, r2 = build.make_doc("t", "둘째", ["다섯", "여섯"])     # a write after a sample: the sample follows it
+    store.put_document(d2, r2)
+    store.delete_document("s")
+    assert [c.id for c in store.chunk_sample(10)] == sorted((x.chunk.id for x in r2), key=sample_order)
+    assert store.vector_sample(10).shape[0] == 2
 
 
 def test_chunk_languages_and_documents(store, build):

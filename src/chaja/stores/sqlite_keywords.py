@@ -137,6 +137,9 @@ class SqliteKeywordIndex:
         if not fed:
             return build_all(self.db, self.packing) if rowids is None else \
                 postings.build(_term_rows(self.db, rowids, self.packing))
+        if rowids is None and self.db.execute("SELECT count(*) FROM chunk_terms").fetchone()[0] == sum(
+                int(alive.sum()) for _, alive in fed):
+            return postings.merge(fed)          # every row the store holds is a row fed (each of those it holds)
         wanted = np.asarray(rowids if rowids is not None else
                             [r for (r,) in self.db.execute("SELECT rowid FROM chunk_terms ORDER BY rowid")], np.int64)
         parts = [(seg, alive & np.isin(seg.rowids, wanted)) for seg, alive in fed]

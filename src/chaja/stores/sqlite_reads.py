@@ -96,8 +96,7 @@ class ChunkReads:
 
     def chunk_sample(self, n: int) -> list[Chunk]:
         """At most ``n`` stored chunks: the first ``n`` by :func:`sample_order`."""
-        rows, every = self._sample_rows("chunk", n)
-        ids = [every[i] for i in rows.tolist()]
+        ids = self._sample_rows("chunk", n)[1]
         found: dict[str, Chunk] = {}
         for at in range(0, len(ids), 5000):
             found.update(self.chunks(ids[at:at + 5000]))
@@ -105,10 +104,17 @@ class ChunkReads:
 
     def _sample_rows(self, field: str, n: int) -> tuple[np.ndarray, list[str]]:
         """The rows of the field's matrix of its first ``n`` chunks by :func:`sample_order`
-        (in that order), and the ids of all its rows, decoded at once."""
+        (in that order), and their ids; kept while the change log stays where it is (the
+        statistics and the lexicon after them ask for the same sample: a million digests
+        a field)."""
         ids = self._vectors(field)[1]
-        ids = sqlite_vectors.ids_at(ids, np.arange(len(ids)))
-        return first_in_sample_order(ids, n), ids
+        key = (field, n, self._keywords.seq)
+        kept = self._samples.get(field)
+        if kept is None or kept[0] != key:
+            ids = sqlite_vectors.ids_at(ids, np.arange(len(ids)))
+            rows = first_in_sample_order(ids, n)
+            kept = self._samples[field] = (key, rows, [ids[i] for i in rows.tolist()])
+        return kept[1], kept[2]
 
     def language_means(self) -> dict[str, tuple[int, np.ndarray]]:
         """Summed a block of rows at a time, each block's sums per language one product with
