@@ -41,6 +41,30 @@ def test_the_sample_order_cut_is_the_sort_by_the_key():
         assert first_in_sample_order(ids, n).tolist() == by_key[:n]
 
 
+def test_a_side_fields_sample_is_its_own_rows_in_sample_order(tmp_path, build):
+    """The heading field's sample, its digests gathered from the chunk field's, is the first
+    of its own rows by sample order, before and after a write."""
+    from chaja.stores.base import sample_order
+
+    with SqliteStore(tmp_path / "h.chaja") as s:
+        d, r = build.make_doc("h", "문서", [f"본문 {i}" for i in range(12)], headings=[(f"절 {i}",) for i in range(12)])
+        for i, rec in enumerate(r):
+            rec.heading_vector = build.unit(i % 3) if i % 2 else None
+        s.put_document(d, r)
+        with_heading = sorted((rec for rec in r if rec.heading_vector is not None), key=lambda x: sample_order(x.chunk.id))
+        for n in (1, 3, 6, 10):
+            got = s.vector_sample(n, field="heading")
+            want = [rec.heading_vector for rec in with_heading[:n]]
+            assert got.shape[0] == min(n, 6)
+            assert {tuple(np.round(v, 4)) for v in got} == {tuple(np.round(v, 4)) for v in want}
+        assert [c.id for c in s.chunk_sample(4)] == sorted((x.chunk.id for x in r), key=sample_order)[:4]
+        d2, r2 = build.make_doc("g", "둘째", ["하나"], headings=[("절",)])
+        r2[0].heading_vector = build.unit(1)
+        s.put_document(d2, r2)
+        assert s.vector_sample(10, field="heading").shape[0] == 7
+        assert s._sample_rows("heading", 7)[1] == sorted([x.chunk.id for x in with_heading] + ["g#0"], key=sample_order)
+
+
 @pytest.mark.parametrize("languages", [("ko", "en", ""), ("en",)])
 def test_language_means_summed_block_by_block_are_each_languages_mean(tmp_path, build, monkeypatch, languages):
     """Summed a few rows at a time, the means are each language's rows' mean, with its count."""

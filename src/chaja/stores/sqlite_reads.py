@@ -11,7 +11,7 @@ import numpy as np
 
 from chaja.documents import Chunk, DocumentInfo, Location, StoreStats
 from chaja.stores import sqlite_ann, sqlite_spool, sqlite_vectors
-from chaja.stores.base import StoreError, first_in_sample_order
+from chaja.stores.base import StoreError, first_by_digest, sample_digests
 from chaja.stores.sorted_keys import positions
 from chaja.stores.sqlite_in import select_in
 from chaja.stores.sqlite_schema import VECTOR_FIELDS
@@ -104,17 +104,26 @@ class ChunkReads:
 
     def _sample_rows(self, field: str, n: int) -> tuple[np.ndarray, list[str]]:
         """The rows of the field's matrix of its first ``n`` chunks by :func:`sample_order`
-        (in that order), and their ids; kept while the change log stays where it is (the
-        statistics and the lexicon after them ask for the same sample: a million digests
-        a field)."""
+        (in that order), and their ids."""
         ids = self._vectors(field)[1]
-        key = (field, n, self._keywords.seq)
-        kept = self._samples.get(field)
-        if kept is None or kept[0] != key:
-            ids = sqlite_vectors.ids_at(ids, np.arange(len(ids)))
-            rows = first_in_sample_order(ids, n)
-            kept = self._samples[field] = (key, rows, [ids[i] for i in rows.tolist()])
-        return kept[1], kept[2]
+        rows = first_by_digest(self._sample_digests(field), n)
+        return rows, sqlite_vectors.ids_at(ids, rows)
+
+    def _sample_digests(self, field: str) -> np.ndarray:
+        """The :func:`~chaja.stores.base.sample_digests` of the field's rows, in its matrix's
+        order: the chunk field's computed once while the change log stays put (the statistics
+        and the lexicon sample the same chunks: a million digests at a million chunks), the
+        other fields' gathered from it by rowid."""
+        self._vectors(field)
+        kept = self._samples.get("chunk")
+        if kept is None or kept[0] != self._keywords.seq:
+            ids = self._vectors("chunk")[1]
+            kept = self._samples["chunk"] = (self._keywords.seq, sample_digests(sqlite_vectors.ids_at(
+                ids, np.arange(len(ids)))))
+        if field == "chunk":
+            return kept[1]
+        # every chunk row has a chunk vector (the column is NOT NULL): a field's rows are chunk rows
+        return kept[1][np.searchsorted(self._matrix_rowids["chunk"], self._matrix_rowids[field])]
 
     def language_means(self) -> dict[str, tuple[int, np.ndarray]]:
         """Summed a block of rows at a time, each block's sums per language one product with
