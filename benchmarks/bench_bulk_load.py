@@ -28,7 +28,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from machine import describe, write_results  # noqa: E402
+from machine import describe, line, write_results  # noqa: E402
 
 REPO = HERE.parent
 STEPS = ("rows_s", "statistics_s", "keyword_index_s", "lexicon_s")
@@ -58,7 +58,7 @@ def copies(stores: list[Path], folder: Path) -> list[Path]:
 def render(report: dict) -> str:
     m, v = report["machine"], report["versions"]
     lines = ["# A bulk load until searchable, step by step", "",
-             f"Machine: {m['cpu']}, {m['cores']} cores, load {m['load_average']}. {report['size']:,} chunks of the "
+             f"Machine: {line(m)}. {report['size']:,} chunks of the "
              f"peers corpus, vectors given (no encoding), graphs deferred; {report['rounds']} rounds, the two "
              f"versions alternating, each build in a fresh process; medians. Base: `{report['base']}`.", "",
              "| | base | this checkout | ratio |", "|---|---|---|---|"]

@@ -24,7 +24,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from machine import write_results  # noqa: E402
+from machine import line, write_results  # noqa: E402
 import peer_systems  # noqa: E402
 
 REPO = HERE.parent
@@ -96,7 +96,7 @@ def measure(folder: Path, queries: list[dict], rounds: int) -> dict:
 def render(report: dict) -> str:
     m = report["machine"]
     lines = ["# Keyword lists with MaxScore pruning", "",
-             f"Machine: {m['cpu']}, {m['cores']} cores, load {m['load_average']}. {report['queries']} questions "
+             f"Machine: {line(m)}. {report['queries']} questions "
              "(KorQuAD and SciFact) on the stores bench_peers builds, query vectors given; each recorded keyword "
              "list and each hybrid search run both ways, alternating; ms.", "",
              "| chunks | keyword lists | same results | keyword list p50 (every row → pruned) | p90 | mean "

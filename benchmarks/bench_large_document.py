@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from machine import describe  # noqa: E402
+from machine import describe, line  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 
@@ -69,14 +69,9 @@ def run(path: Path, mode: str, folder: Path) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def machine_line(m: dict) -> str:
-    load = ", ".join(f"{x:.2f}" for x in m.get("load_average") or [])
-    return f"{m['cpu']}, {m['cores']} cores, Python {m['python']}, load average {load} at the start"
-
-
 def markdown(out: dict) -> str:
     lines = ["# One large document: staged against one transaction", "",
-             f"Machine: {machine_line(out['machine'])}. Each run is a fresh process indexing one generated .txt into a new "
+             f"Machine: {line(out['machine'], python=True)}. Each run is a fresh process indexing one generated .txt into a new "
              "store with the real encoders (int8 e5 and the aligned encoder); peak resident memory of that "
              "process (`ru_maxrss`), models included.", "",
              "| file | chunks | mode | peak memory MB | seconds |", "|---|---|---|---|---|"]

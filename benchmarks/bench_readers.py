@@ -28,7 +28,7 @@ import unicodedata
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from machine import describe, write_results  # noqa: E402
+from machine import describe, line, write_results  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENTS = ROOT.parent / "shared" / "data" / "documents"
@@ -318,8 +318,7 @@ def large_files(pdf_pages: int, sheet_mb: float, timeout: float) -> dict:
 def markdown(report: dict) -> str:
     m = report["machine"]
     lines = ["# Readers side by side", "",
-             f"Machine: {m['cpu']}, {m['cores']} cores, Python {m['python']}, load average "
-             f"{', '.join(f'{x:.2f}' for x in m.get('load_average') or [])} at the start. "
+             f"Machine: {line(m, python=True)}. "
              f"Seconds are the median of {report['rounds']} runs in one process; chaja's reader gives "
              "chaja's documents (sections, headings, marks), the others their library's plain text. "
              "CER: character error rate of the hand-checked excerpt against its best-matching span "

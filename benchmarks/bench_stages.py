@@ -21,7 +21,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from machine import write_results  # noqa: E402
+from machine import line, write_results  # noqa: E402
 import peer_systems  # noqa: E402
 
 REPO = HERE.parent
@@ -65,7 +65,7 @@ def render(report: dict) -> str:
     lines = ["# A hybrid search, stage by stage", "",
              f"{report['queries']} questions (KorQuAD and SciFact), query vectors given, {report['rounds']} rounds; "
              f"ms per search, the median over questions (p95 beside), and the share of the median search. "
-             f"Machine: {m['cpu']}, {m['cores']} cores, load {m['load_average']}.", ""]
+             f"Machine: {line(m)}.", ""]
     sizes = list(report["sizes"])
     lines.append("| stage | " + " | ".join(f"{int(s):,} chunks: p50 / p95 ms (share)" for s in sizes) + " |")
     lines.append("|---|" + "---|" * len(sizes))

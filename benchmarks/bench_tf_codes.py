@@ -25,7 +25,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from machine import describe, write_results  # noqa: E402
+from machine import describe, line, write_results  # noqa: E402
 
 REPO = HERE.parent
 N = 60
@@ -96,7 +96,7 @@ def table(report: dict, title: str, held: str, kept: str, extra: str, cells) -> 
     form in the headers, ``extra`` the second column; ``cells(r)`` gives a row's first cells."""
     m = report["machine"]
     lines = [f"# {title}: the keyword file and the keyword lists", "",
-             f"Machine: {m['cpu']}, {m['cores']} cores, load {m['load_average']}. Per store: its keyword file held "
+             f"Machine: {line(m)}. Per store: its keyword file held "
              f"{held}, in one process; the peer questions' keyword lists ({N} rows, title 2.0, heading 1.5) "
              f"alternating per question, {report['rounds']} rounds, ms per list (median over questions of each "
              "one's median).", "",

@@ -36,7 +36,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from machine import write_results  # noqa: E402
+from machine import line, write_results  # noqa: E402
 import peer_systems  # noqa: E402
 
 K = 10
@@ -174,8 +174,7 @@ def render(report: dict) -> str:
     lines = ["# What a large field's vectors could be kept as", "",
              f"The chunk field of the peers stores, {report['queries']} questions (e5 vectors as given); "
              f"recall@10 against the store's exact search (every row of the int8 file scored), median ms a "
-             f"query, bytes kept a vector. Machine: {m['cpu']}, {m['cores']} cores, "
-             f"load {', '.join(f'{x:.2f}' for x in m['load_average'])}.", ""]
+             f"query, bytes kept a vector. Machine: {line(m)}.", ""]
     for size, r in report["sizes"].items():
         lines += [f"## {int(size):,} chunks ({r['rows']:,} rows of {r['dim']} dimensions)", "",
                   "| form | recall@10 | p50 ms | bytes a vector |", "|---|---|---|---|"]

@@ -33,6 +33,14 @@ def describe() -> dict:
     }
 
 
+def line(m: dict, python: bool = False) -> str:
+    """The machine of :func:`describe` in one phrase for a report: CPU, cores (and Python with
+    ``python``), and the load average at the start, in two decimals."""
+    load = ", ".join(f"{x:.2f}" for x in m.get("load_average") or [])
+    version = f", Python {m['python']}" if python else ""
+    return f"{m['cpu']}, {m['cores']} cores{version}, load average {load} at the start"
+
+
 def write_results(stem: str, report: dict, markdown: str) -> None:
     """``report`` as ``results/<stem>.json`` and ``markdown`` as ``results/<stem>.md``, and
     the table on stdout."""
