@@ -33,12 +33,12 @@ def test_vector_scores_at_gives_the_languages_and_cosines_of_candidates_in_their
 def test_the_sample_order_cut_is_the_sort_by_the_key():
     """The first n ids by :func:`sample_order`, found by a partition of the digests' first
     bytes, are the first n of a full sort by that key, in its order, for every n."""
-    from chaja.stores.base import first_in_sample_order, sample_order
+    from chaja.stores.base import first_by_digest, sample_digests, sample_order
 
     ids = [f"doc{i}#{i % 7}" for i in range(500)] + ["", "한국어#0", "x" * 300]
     by_key = sorted(range(len(ids)), key=lambda i: sample_order(ids[i]))
     for n in (0, 1, 2, 17, 250, len(ids) - 1, len(ids), len(ids) + 5):
-        assert first_in_sample_order(ids, n).tolist() == by_key[:n]
+        assert first_by_digest(sample_digests(ids), n).tolist() == by_key[:n]
 
 
 def test_a_side_fields_sample_is_its_own_rows_in_sample_order(tmp_path, build):

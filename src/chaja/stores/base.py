@@ -40,15 +40,6 @@ def sample_order(chunk_id: str) -> str:
     return hashlib.md5(chunk_id.encode("utf-8")).hexdigest()
 
 
-def first_in_sample_order(ids: Sequence[str], n: int) -> np.ndarray:
-    """Positions in ``ids`` of the first ``n`` of them by :func:`sample_order`, in that order.
-    The hex digests order as the digests' bytes do, so the ids are cut by one partition of
-    the digests' first 8 bytes and only those at or before the cut are sorted (by the whole
-    digest; equal keys keep the ids' order): sorting a million ids by a Python key took
-    1.9 s a field, most of it the key calls."""
-    return first_by_digest(sample_digests(ids), n)
-
-
 def sample_digests(ids: Sequence[str]) -> np.ndarray:
     """The md5 digest of each id (:func:`sample_order`'s, as bytes), as a ``uint8 [N, 16]`` array."""
     raw = b"".join(hashlib.md5(c.encode("utf-8")).digest() for c in ids)
@@ -56,9 +47,11 @@ def sample_digests(ids: Sequence[str]) -> np.ndarray:
 
 
 def first_by_digest(digests: np.ndarray, n: int) -> np.ndarray:
-    """Positions of the first ``n`` rows of ``digests`` (:func:`sample_digests`) in the
-    digests' byte order, equal ones in their order: one partition of the first 8 bytes, and
-    only the rows at or before the cut sorted by all 16."""
+    """Positions of the first ``n`` rows of ``digests`` (:func:`sample_digests`) in
+    :func:`sample_order`, equal ones in their order. The hex digests order as the digests'
+    bytes do, so the rows are cut by one partition of the first 8 bytes and only those at or
+    before the cut sorted by all 16, as two big-endian words (sorting a million ids by a
+    Python key took 1.9 s a field, most of it the key calls)."""
     if n <= 0 or not len(digests):
         return np.zeros(0, np.int64)
     words = np.ascontiguousarray(digests).view(">u8").astype(np.uint64)     # [N, 2], big-endian halves

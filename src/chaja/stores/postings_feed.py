@@ -79,11 +79,13 @@ class PostingsFeed:
         part = _Part(np.frombuffer(self._rowids, np.int64).copy(), np.frombuffer(self._seqs, np.int64).copy())
         rows, self._rows, self._rowids, self._seqs = self._rows, [], array("q"), array("q")
         self._parts.append(part)
-        if not (here or self._tried):
+        if here:
+            part.segment = postings.build(rows)
+            return
+        if not self._tried:
             self._aide, self._tried = postings_helper.start(), True
-        if not here:
-            self._collect()
-        if not here and self._aide is not None and self._aide.submit(rows):
+        self._collect()
+        if self._aide is not None and self._aide.submit(rows):
             self._in_flight = (part, rows)
         else:
             part.segment = postings.build(rows)
@@ -107,10 +109,8 @@ class PostingsFeed:
         longer reaches back to the feed's first entry."""
         self._close_page(here=True)
         self._collect()
-        parts, self._parts, self._tried = self._parts, [], False
-        if self._aide is not None:
-            self._aide.close()
-            self._aide = None
+        parts = self._parts
+        self.close()
         if not parts or pruned >= int(parts[0].seqs[0]):
             return []
         first = int(parts[0].seqs[0])

@@ -116,12 +116,11 @@ class SqliteKeywordIndex:
         self.bm25, self.seq, self.base_rows = SegmentedBM25.of(seg), seq, seg.n_rows
         self.base_seq, self.touched = base_seq, set()
 
-    def _apply_log(self) -> None:
+    def _apply_log(self, pruned: int) -> None:
         ops = self.db.execute("SELECT seq, row, added FROM keyword_log WHERE seq > ? ORDER BY seq",
                               (self.seq,)).fetchall()
         if not ops:
             return
-        pruned = self._marks()[1]
         self.touched |= self.bm25.apply([(row, added) for _, row, added in ops],
                                         lambda rows: self._built(rows, pruned, ops))
         self.seq = ops[-1][0]
@@ -155,7 +154,7 @@ class SqliteKeywordIndex:
         if self.bm25 is None or pruned > self.seq:
             self._load_base(pruned)
         if high > self.seq:
-            self._apply_log()
+            self._apply_log(pruned)
 
     def refresh(self) -> SegmentedBM25:
         """Bring the index up to what the store has committed; one consistent read."""

@@ -115,10 +115,10 @@ class ChunkReads:
         and the lexicon sample the same chunks: a million digests at a million chunks), the
         other fields' gathered from it by rowid."""
         self._vectors(field)
-        kept = self._samples.get("chunk")
+        kept = self._chunk_digests
         if kept is None or kept[0] != self._keywords.seq:
             ids = self._vectors("chunk")[1]
-            kept = self._samples["chunk"] = (self._keywords.seq, sample_digests(sqlite_vectors.ids_at(
+            kept = self._chunk_digests = (self._keywords.seq, sample_digests(sqlite_vectors.ids_at(
                 ids, np.arange(len(ids)))))
         if field == "chunk":
             return kept[1]
