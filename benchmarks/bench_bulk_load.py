@@ -32,6 +32,9 @@ from machine import describe, line, write_results  # noqa: E402
 
 REPO = HERE.parent
 STEPS = ("rows_s", "statistics_s", "keyword_index_s", "lexicon_s")
+#: each step as the report names it
+STEP_NAMES = {"rows_s": "rows", "statistics_s": "statistics", "keyword_index_s": "postings and vector files",
+              "lexicon_s": "lexicon (its encoding left out)", "until_searchable_s": "until searchable"}
 
 
 def build(src: Path, work: Path, size: int, sources: list[Path], queries: Path, encoder: str) -> dict:
@@ -59,12 +62,12 @@ def render(report: dict) -> str:
     m, v = report["machine"], report["versions"]
     lines = ["# A bulk load until searchable, step by step", "",
              f"Machine: {line(m)}. {report['size']:,} chunks of the "
-             f"peers corpus, vectors given (no encoding), graphs deferred; {report['rounds']} rounds, the two "
+             f"peers corpus, vectors given (no encoding), graphs deferred; {report['rounds']} round{'s' * (report['rounds'] != 1)}, the two "
              f"versions alternating, each build in a fresh process; medians. Base: `{report['base']}`.", "",
              "| | base | this checkout | ratio |", "|---|---|---|---|"]
     for key in (*STEPS, "until_searchable_s"):
         b, t = v["base"][key], v["this"][key]
-        lines.append(f"| {key[:-2]} s | {b:.1f} | {t:.1f} | {t / b:.2f} |")
+        lines.append(f"| {STEP_NAMES[key]}, s | {b:.1f} | {t:.1f} | {t / b:.2f} |")
     for key, label in (("chunks_per_s", "chunks/s until searchable"), ("disk_mb", "on disk, MB"),
                        ("build_rss_mb", "peak memory, MB"),
                        ("helper_rss_mb", "peak memory of a process it started, MB")):

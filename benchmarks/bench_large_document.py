@@ -71,8 +71,8 @@ def run(path: Path, mode: str, folder: Path) -> dict:
 
 def markdown(out: dict) -> str:
     lines = ["# One large document: staged against one transaction", "",
-             f"Machine: {line(out['machine'], python=True)}. Each run is a fresh process indexing one generated .txt into a new "
-             "store with the real encoders (int8 e5 and the aligned encoder); peak resident memory of that "
+             f"Machine: {line(out['machine'], python=True)}. Each run is a fresh process indexing one generated .txt "
+             "into a new store with the real encoders (int8 e5 and the aligned encoder); peak resident memory of that "
              "process (`ru_maxrss`), models included.", "",
              "| file | chunks | mode | peak memory MB | seconds |", "|---|---|---|---|---|"]
     for r in out["runs"]:

@@ -51,7 +51,8 @@ def test_a_side_fields_sample_is_its_own_rows_in_sample_order(tmp_path, build):
         for i, rec in enumerate(r):
             rec.heading_vector = build.unit(i % 3) if i % 2 else None
         s.put_document(d, r)
-        with_heading = sorted((rec for rec in r if rec.heading_vector is not None), key=lambda x: sample_order(x.chunk.id))
+        with_heading = sorted((rec for rec in r if rec.heading_vector is not None),
+                              key=lambda x: sample_order(x.chunk.id))
         for n in (1, 3, 6, 10):
             got = s.vector_sample(n, field="heading")
             want = [rec.heading_vector for rec in with_heading[:n]]
