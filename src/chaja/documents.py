@@ -135,19 +135,14 @@ class Document:
 
     def fingerprint(self) -> str:
         """Content hash: re-indexing skips a document whose fingerprint is unchanged."""
-        h = hashlib.sha256()
-        for part in (self.title, self.lang, self.source, self.doc_type, self.date or ""):
-            h.update(part.encode("utf-8"))
-            h.update(b"\x00")
+        # every part ends in NUL, hashed as one string (the digest of the parts fed one by one)
+        parts = [self.title, self.lang, self.source, self.doc_type, self.date or ""]
         for s in self.sections:
-            h.update("\x1f".join(s.heading_path).encode("utf-8"))
-            h.update(b"\x00")
-            h.update(s.text.encode("utf-8"))
-            h.update(b"\x00")
+            parts += ("\x1f".join(s.heading_path), s.text)
             if s.marks:    # only where a reader gave them: older stores' fingerprints stay
-                h.update(";".join(f"{at}={loc.encode()}" for at, loc in s.marks).encode("utf-8"))
-                h.update(b"\x00")
-        return h.hexdigest()
+                parts.append(";".join(f"{at}={loc.encode()}" for at, loc in s.marks))
+        parts.append("")
+        return hashlib.sha256("\x00".join(parts).encode("utf-8")).hexdigest()
 
 
 @dataclass
