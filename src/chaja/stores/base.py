@@ -73,7 +73,9 @@ def staged_prefix(ordinals: list[int]) -> int:
 
 def flat_vector(v) -> np.ndarray | None:
     """A vector as one flat float32 array (None stays None), as both stores write them."""
-    return None if v is None else np.asarray(v, dtype=np.float32).ravel()
+    if v is None or (type(v) is np.ndarray and v.dtype == np.float32 and v.ndim == 1):
+        return v
+    return np.asarray(v, dtype=np.float32).ravel()
 
 
 def refuse_non_finite(named: Iterable[tuple[str, np.ndarray | None]]) -> None:

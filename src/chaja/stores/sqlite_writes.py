@@ -19,7 +19,8 @@ from chaja.stores.text_packing import TextPacking, packed
 def flat_record(r: ChunkRecord) -> tuple:
     """(record, vector, heading vector, aligned vector, aligned heading vector), each a flat
     float32 array or None."""
-    return (r, *(flat_vector(v) for v in (r.vector, r.heading_vector, r.aligned_vector, r.aligned_heading_vector)))
+    return (r, flat_vector(r.vector), flat_vector(r.heading_vector), flat_vector(r.aligned_vector),
+            flat_vector(r.aligned_heading_vector))
 
 
 class DocumentWrites:
@@ -89,16 +90,23 @@ class DocumentWrites:
         records = [r for r, *_ in rows]
         bodies = [" ".join(r.body_terms) for r in records]
         texts, stored_bodies = packed(packing, [r.chunk.text for r in records], bodies)
+        headings: dict[tuple, str] = {}         # (a document's chunks share their headings)
+
+        def heading(path) -> str:
+            key = tuple(path)
+            if key not in headings:
+                headings[key] = json.dumps(list(key), ensure_ascii=False)
+            return headings[key]
+
+        def blob(v: np.ndarray | None):
+            return None if v is None else sqlite_vectors.IN_FILE if spooled is not None else v.tobytes()
         cur.executemany(
             "INSERT INTO chunks (rowid, id, doc_id, ordinal, title, heading, text, lang, source,"
             " doc_type, date, location, vector, heading_vector, aligned_vector, aligned_heading_vector)"
             " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            [(rowid, r.chunk.id, r.chunk.doc_id, r.chunk.ordinal, r.chunk.title,
-              json.dumps(list(r.chunk.heading_path), ensure_ascii=False), text, r.chunk.lang,
-              r.chunk.source, r.chunk.doc_type, r.chunk.date, r.chunk.location and r.chunk.location.encode(),
-              *(None if v is None else sqlite_vectors.IN_FILE if spooled is not None else v.tobytes()
-                for v in vectors))
-             for rowid, text, (r, *vectors) in zip(added, texts, rows)])
+            [(rowid, c.id, c.doc_id, c.ordinal, c.title, heading(c.heading_path), text, c.lang, c.source,
+              c.doc_type, c.date, c.location and c.location.encode(), blob(v), blob(hv), blob(av), blob(ahv))
+             for rowid, text, (r, v, hv, av, ahv) in zip(added, texts, rows) for c in (r.chunk,)])
         if spooled is not None:
             for rowid, (_, *vectors) in zip(added, rows):
                 for field, v in zip(VECTOR_FIELDS, vectors):
@@ -116,7 +124,9 @@ class DocumentWrites:
         """The e5 and aligned dimensions of these rows (from :func:`flat_record`) and the store's,
         refusing rows that disagree with each other or with the store, or hold a vector that
         is not finite (:func:`~chaja.stores.base.refuse_non_finite`)."""
-        refuse_non_finite((row[0].chunk.id, v) for row in rows for v in row[1:])
+        given = [v for row in rows for v in row[1:] if v is not None]
+        if given and not np.isfinite(np.concatenate(given)).all():     # (the chunk named only then)
+            refuse_non_finite((row[0].chunk.id, v) for row in rows for v in row[1:])
         dims = {v.size for row in rows for v in row[1:3] if v is not None}
         known = self.get_meta("dim")
         if len(dims) > 1 or (known and dims and int(known) not in dims):
