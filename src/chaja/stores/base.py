@@ -78,14 +78,17 @@ def flat_vector(v) -> np.ndarray | None:
     return np.asarray(v, dtype=np.float32).ravel()
 
 
-def refuse_non_finite(named: Iterable[tuple[str, np.ndarray | None]]) -> None:
+def refuse_non_finite(named: Iterable[tuple[str, np.ndarray | None]],
+                      given: list[np.ndarray] | None = None) -> None:
     """Refuse a write whose vectors hold NaN or infinity (``named``: chunk id, flat vector or
     None), naming the first such chunk. One such vector would make every score of its field
     NaN, and the int8 codes' range (:mod:`chaja.stores.quantized`) with it, for the whole
     store. Checked on the batch at once (about 1 ms per 1,000 chunks of four vectors), chunk
-    by chunk only to name the one at fault."""
-    named = list(named)
-    given = [v for _, v in named if v is not None]
+    by chunk only to name the one at fault. ``given``: the vectors alone, where the caller
+    has them; ``named`` is then read only to name that chunk."""
+    if given is None:
+        named = list(named)
+        given = [v for _, v in named if v is not None]
     if not given or np.isfinite(np.concatenate(given)).all():
         return
     chunk = next(cid for cid, v in named if v is not None and not np.isfinite(v).all())

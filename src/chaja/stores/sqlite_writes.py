@@ -124,9 +124,8 @@ class DocumentWrites:
         """The e5 and aligned dimensions of these rows (from :func:`flat_record`) and the store's,
         refusing rows that disagree with each other or with the store, or hold a vector that
         is not finite (:func:`~chaja.stores.base.refuse_non_finite`)."""
-        given = [v for row in rows for v in row[1:] if v is not None]
-        if given and not np.isfinite(np.concatenate(given)).all():     # (the chunk named only then)
-            refuse_non_finite((row[0].chunk.id, v) for row in rows for v in row[1:])
+        refuse_non_finite(((row[0].chunk.id, v) for row in rows for v in row[1:]),
+                          given=[v for row in rows for v in row[1:] if v is not None])
         dims = {v.size for row in rows for v in row[1:3] if v is not None}
         known = self.get_meta("dim")
         if len(dims) > 1 or (known and dims and int(known) not in dims):
