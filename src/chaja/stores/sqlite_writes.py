@@ -100,13 +100,16 @@ class DocumentWrites:
 
         def blob(v: np.ndarray | None):
             return None if v is None else sqlite_vectors.IN_FILE if spooled is not None else v.tobytes()
+
+        def chunk_row(rowid: int, text, r: ChunkRecord, v, hv, av, ahv) -> tuple:
+            c = r.chunk
+            return (rowid, c.id, c.doc_id, c.ordinal, c.title, heading(c.heading_path), text, c.lang, c.source,
+                    c.doc_type, c.date, c.location and c.location.encode(), blob(v), blob(hv), blob(av), blob(ahv))
         cur.executemany(
             "INSERT INTO chunks (rowid, id, doc_id, ordinal, title, heading, text, lang, source,"
             " doc_type, date, location, vector, heading_vector, aligned_vector, aligned_heading_vector)"
             " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            [(rowid, c.id, c.doc_id, c.ordinal, c.title, heading(c.heading_path), text, c.lang, c.source,
-              c.doc_type, c.date, c.location and c.location.encode(), blob(v), blob(hv), blob(av), blob(ahv))
-             for rowid, text, (r, v, hv, av, ahv) in zip(added, texts, rows) for c in (r.chunk,)])
+            [chunk_row(rowid, text, *row) for rowid, text, row in zip(added, texts, rows)])
         if spooled is not None:
             for rowid, (_, *vectors) in zip(added, rows):
                 for field, v in zip(VECTOR_FIELDS, vectors):
