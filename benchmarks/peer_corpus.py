@@ -3,9 +3,9 @@
 Chunks come from chaja stores of the public sets (KorQuAD, SciFact and the React docs,
 built by ``bench_quality.py``): their analysed terms, their text and their four vectors.
 A corpus of ``size`` chunks cycles through that pool; the first pass keeps each chunk as
-it is, later passes make a variant (the body terms rotated and every eleventh one
-dropped, each vector moved by seeded Gaussian noise of norm 0.3 and renormalised, about
-0.96 cosine to the original), so term statistics and neighbourhoods stay realistic at any
+it is, later passes make a variant (the words of its text rotated and every eleventh one
+dropped, its body terms those of that text, each vector moved by seeded Gaussian noise of
+norm 0.3 and renormalised, about 0.96 cosine to the original), so term statistics and neighbourhoods stay realistic at any
 size. The same ``size`` always gives the same corpus.
 
 Queries are the first KorQuAD questions and SciFact claims (equal shares), each with its
@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
+from chaja.analysis import ANALYZERS, bigram_terms
 from chaja.stores.text_packing import TextPacking
 
 FIELDS = ("vector", "heading_vector", "aligned_vector", "aligned_heading_vector")
@@ -29,17 +31,25 @@ def read_pool(sources: list[Path]) -> list[dict]:
     pool = []
     for src in sources:
         db = sqlite3.connect(f"file:{src}?mode=ro", uri=True)
-        dims = {k: int(v) for k, v in db.execute("SELECT key, value FROM meta WHERE key IN ('dim', 'aligned_dim')")}
-        # the analysed terms: chunk_terms since schema 7, an FTS5 table before
+        meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN"
+                               " ('dim', 'aligned_dim', 'index.analyzer', 'terms.derived')"))
+        dims = {k: int(meta[k]) for k in ("dim", "aligned_dim") if k in meta}
+        # the analysed terms: chunk_terms since schema 7, an FTS5 table before; a chunk without
+        # its row has terms its store's analyser makes again from its own columns
         terms = "chunk_terms" if db.execute("SELECT 1 FROM sqlite_schema WHERE name = 'chunk_terms'").fetchone() \
             else "chunks_fts"
+        derive = ANALYZERS[meta.get("terms.derived", "bigram")]
+        bigram = meta.get("index.analyzer", "bigram") == "bigram"
         unpack = TextPacking(db).unpack      # text and body terms may be zstd frames (text_packing)
         for row in db.execute(
                 "SELECT c.id, c.title, c.heading, c.text, c.lang, c.vector, c.heading_vector, c.aligned_vector,"
                 f" c.aligned_heading_vector, f.title, f.heading, f.body FROM chunks c"
-                f" JOIN {terms} f ON f.rowid = c.rowid ORDER BY c.rowid"):
-            item = {"id": f"{src.stem}:{row[0]}", "title": row[1], "heading": json.loads(row[2]), "text": unpack(row[3]),
-                    "lang": row[4] or "", "terms": (row[9], row[10], unpack(row[11], "terms"))}
+                f" LEFT JOIN {terms} f ON f.rowid = c.rowid ORDER BY c.rowid"):
+            text, heading = unpack(row[3]), json.loads(row[2])
+            kept = (row[9], row[10], unpack(row[11], "terms")) if row[9] is not None else \
+                tuple(" ".join(derive(t)) for t in (row[1], " ".join(heading), text))
+            item = {"id": f"{src.stem}:{row[0]}", "title": row[1], "heading": heading, "text": text,
+                    "lang": row[4] or "", "terms": kept, "bigram": bigram}
             for name, blob in zip(FIELDS, row[5:9]):
                 # an empty blob: the vector is in the field's file (read below); a store of one
                 # language holds no aligned vectors (and no aligned_dim)
@@ -68,13 +78,19 @@ def _vectors_from_files(src: Path, items: list[dict]) -> None:
                     item[name] = np.asarray(mat[row[item["id"].split(":", 1)[1]]], dtype=np.float32)
 
 
-def _vary_terms(terms: str, v: int) -> str:
-    words = terms.split()
-    if v == 0 or len(words) < 3:
-        return terms
-    r = (v * 104729) % len(words)
-    words = words[r:] + words[:r]
-    return " ".join(w for i, w in enumerate(words) if (i + v) % 11)
+#: each distinct word's bigram terms, made once (a text's terms are its words' in order:
+#: the analyser's runs never cross a space)
+_word_terms = lru_cache(maxsize=None)(bigram_terms)
+
+
+def _vary_text(text: str, v: int) -> tuple[str, str]:
+    """Variant ``v`` of a text: its words rotated and every eleventh dropped, with its bigram
+    terms (as chaja's analyser makes them of that text)."""
+    words = text.split()
+    if len(words) >= 3:
+        r = (v * 104729) % len(words)
+        words = [w for i, w in enumerate(words[r:] + words[:r]) if (i + v) % 11]
+    return " ".join(words), " ".join(t for w in words for t in _word_terms(w))
 
 
 def _vary_vector(vec: np.ndarray | None, rng: np.random.Generator) -> np.ndarray | None:
@@ -92,9 +108,9 @@ def chunk_at(pool: list[dict], i: int) -> dict:
     if v == 0:
         return {**base, "key": i}
     rng = np.random.default_rng(i)
-    title, heading, body = base["terms"]
-    return {**base, "key": i, "id": f"{base['id']}~{v}", "terms": (title, heading, _vary_terms(body, v)),
-            "text": f"{base['text']} ({v})",
+    title, heading, _ = base["terms"]
+    text, body = _vary_text(base["text"], v)
+    return {**base, "key": i, "id": f"{base['id']}~{v}", "terms": (title, heading, body), "text": text,
             **{name: _vary_vector(base[name], rng) for name in FIELDS}}
 
 
@@ -108,8 +124,11 @@ def document_of(c: dict):
                   text=c["text"], lang=c["lang"])
     doc = Document(id=cid, title=c["title"], sections=[Section(tuple(c["heading"]), c["text"])], lang=c["lang"])
     title, heading, body = c["terms"]
-    return doc, [ChunkRecord(chunk, title.split(), heading.split(), body.split(), c["vector"],
-                             c["heading_vector"], c["aligned_vector"], c["aligned_heading_vector"])]
+    record = ChunkRecord(chunk, title.split(), heading.split(), body.split(), c["vector"],
+                         c["heading_vector"], c["aligned_vector"], c["aligned_heading_vector"])
+    if c["bigram"] and hasattr(record, "terms_from"):     # (a version of chaja that derives terms)
+        record.terms_from = "bigram"
+    return doc, [record]
 
 
 def read_queries(data: Path, n: int) -> list[dict]:

@@ -232,3 +232,27 @@ def test_a_batch_of_two_languages_is_encoded_by_both_encoders_side_by_side(tmp_p
         assert sorted(stored[True][field]) == sorted(stored[False][field]) == sorted(ids)
         for cid in ids:
             assert np.allclose(stored[True][field][cid], stored[False][field][cid], atol=1e-6), (field, cid)
+
+
+@pytest.mark.parametrize("analyzer", ["bigram", "whitespace"])
+def test_an_indexed_store_keeps_no_terms_its_analyser_makes_again(tmp_path, encoder, corpus, analyzer):
+    import sqlite3
+    from pathlib import Path
+
+    from chaja.analysis import get_analyzer
+    from chaja.config import Config
+
+    cfg = Config()
+    cfg.set("index.analyzer", analyzer)
+    path = tmp_path / "s.chaja"
+    queries = ["유상증자 신주", "warranty period", "필터 세척", "router password reset", "배당 기준일"]
+    with chaja.open(path, cfg, encoder=encoder) as idx:
+        idx.add([corpus])
+        assert idx.store.get_meta("terms.derived") == analyzer
+        fed = {q: idx.store.keyword(get_analyzer(analyzer)(q), 10) for q in queries}
+        assert any(fed.values())
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT count(*) FROM chunk_terms").fetchone()[0] == 0
+    Path(f"{path}-keywords").unlink(missing_ok=True)       # rebuilt from the chunks' text
+    with chaja.open(path, cfg, encoder=encoder) as idx:
+        assert {q: idx.store.keyword(get_analyzer(analyzer)(q), 10) for q in queries} == fed

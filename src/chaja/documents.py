@@ -202,6 +202,10 @@ class ChunkRecord:
     heading_vector: "np.ndarray | None" = None
     aligned_vector: "np.ndarray | None" = None          # the aligned encoder's vector of the passage
     aligned_heading_vector: "np.ndarray | None" = None  # ... and of the section name (or title)
+    #: the built-in analyser (by name) whose output the terms are, of the chunk's title, heading
+    #: path and text, so that a store may derive them again rather than keep them
+    #: (:mod:`chaja.stores.derived_terms`); None: terms made any other way, kept as given
+    terms_from: str | None = None
 
 
 @dataclass(frozen=True)

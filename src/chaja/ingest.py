@@ -29,7 +29,7 @@ from chaja.analysis import Analyzer
 from chaja.chunking import chunk_document, iter_chunks
 from chaja.documents import ChunkRecord, Document, source_file, storable_id
 from chaja.encoders.base import Encoder
-from chaja.stores import side_by_side
+from chaja.stores import derived_terms, side_by_side
 from chaja.stores.base import Store
 
 
@@ -308,11 +308,11 @@ class _Run:
         # the rate counts section names and aligned passages too
         self.state.passages_encoded += (len(texts) + len(headings)
                                         + (len(texts) + len(names) if aligned is not None else 0))
-        at = 0
-        out = []
+        at, out, terms_from = 0, [], derived_terms.name_of(self.analyzer)
         for doc, parts in items:
             records = [ChunkRecord(c, tt, ht, bt, vectors[at + i], headings.get(c.heading_passage()),
-                                   None if aligned is None else aligned[at + i], names.get(c.aligned_name() or ""))
+                                   None if aligned is None else aligned[at + i], names.get(c.aligned_name() or ""),
+                                   terms_from)
                        for i, (c, tt, ht, bt) in enumerate(parts)]
             at += len(parts)
             out.append((doc, records))

@@ -4,8 +4,9 @@
   chaja knows;
 - every document has exactly the ``n_chunks`` chunks it records, numbered 0…n−1, and
   every chunk has its document;
-- every chunk has its keyword row (a ``chunk_terms`` rowid = chunk rowid) and no keyword row is
-  left without a chunk;
+- every chunk has its keyword row (a ``chunk_terms`` rowid = chunk rowid; in a store that
+  derives its terms, :mod:`chaja.stores.derived_terms`, a chunk may have none) and no keyword
+  row is left without a chunk;
 - every vector blob has the store's dimension (``dim`` for e5 fields, ``aligned_dim``
   for the aligned ones), and every vector kept beside the store (an empty blob) is in
   its field's spool or file, both readable.
@@ -24,7 +25,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from chaja.stores import sqlite_keywords, sqlite_spool, sqlite_vectors
+from chaja.stores import derived_terms, sqlite_keywords, sqlite_spool, sqlite_vectors
 from chaja.stores.sqlite_schema import VECTOR_FIELDS
 from chaja.stores.text_packing import TextPacking
 
@@ -113,9 +114,10 @@ def faults(db: sqlite3.Connection, known_schema: int, limit: int = 50) -> list[s
     for (cid,) in db.execute("SELECT c.id FROM chunks c LEFT JOIN documents d ON d.id = c.doc_id"
                              " WHERE d.id IS NULL LIMIT ?", (limit,)):
         out.append(f"chunk {cid!r}: its document is missing")
-    for (cid,) in db.execute("SELECT c.id FROM chunks c LEFT JOIN chunk_terms f ON f.rowid = c.rowid"
-                             " WHERE f.rowid IS NULL LIMIT ?", (limit,)):
-        out.append(f"chunk {cid!r}: no keyword row")
+    for (cid,) in [] if derived_terms.store_analyser(db) else db.execute(
+            "SELECT c.id FROM chunks c LEFT JOIN chunk_terms f ON f.rowid = c.rowid WHERE f.rowid IS NULL LIMIT ?",
+            (limit,)):
+        out.append(f"chunk {cid!r}: no keyword row")      # (a store that derives terms keeps few rows)
     for (rowid,) in db.execute("SELECT f.rowid FROM chunk_terms f LEFT JOIN chunks c ON c.rowid = f.rowid"
                                " WHERE c.rowid IS NULL LIMIT ?", (limit,)):
         out.append(f"keyword row {rowid}: no chunk")
@@ -161,8 +163,9 @@ def repair(cur: sqlite3.Cursor, analyzer, delete_document) -> list[str]:
         cur.execute("INSERT INTO keyword_log (row, added) VALUES (?, 0)", (rowid,))
         cur.execute("DELETE FROM chunk_terms WHERE rowid = ?", (rowid,))
         done.append(f"removed keyword row {rowid} (no chunk)")
-    missing = cur.execute("SELECT c.rowid, c.id, c.title, c.heading, c.text FROM chunks c"
-                          " LEFT JOIN chunk_terms f ON f.rowid = c.rowid WHERE f.rowid IS NULL").fetchall()
+    missing = [] if derived_terms.store_analyser(cur) else cur.execute(
+        "SELECT c.rowid, c.id, c.title, c.heading, c.text FROM chunks c"
+        " LEFT JOIN chunk_terms f ON f.rowid = c.rowid WHERE f.rowid IS NULL").fetchall()
     packing = TextPacking(cur.connection)
     for rowid, cid, title, heading, text in missing:
         path, text = " ".join(json.loads(heading)), packing.unpack(text)

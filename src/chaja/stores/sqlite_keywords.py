@@ -6,7 +6,8 @@ Every transaction that adds or removes chunk rows also appends ``(row, added)`` 
 (``<store>-keywords``, see :mod:`chaja.stores.postings`) records the last log entry it
 covers (``seq``) and the store's random ``store_id``. A reader maps the file, then applies
 the log entries after ``seq``: rows touched since are masked out of the segments that
-hold them, and rows added since are read from ``chunk_terms`` into a small in-memory segment. Before
+hold them, and rows added since are read from ``chunk_terms`` (or their terms derived again:
+:mod:`chaja.stores.derived_terms`) into a small in-memory segment. Before
 each search it checks the log's high-water mark (one indexed read), so it sees what any
 process has committed.
 
@@ -14,8 +15,8 @@ process has committed.
 rows into one new file under the store's write lock, replaces the old file atomically,
 then deletes the log entries it covers and records how far it pruned; a reader whose
 state is older than that reloads the file. The file is a cache: missing, damaged, from
-another store or behind the log, it is rebuilt from the store's ``chunk_terms`` rows (each
-chunk's analysed terms).
+another store or behind the log, it is rebuilt from each chunk's analysed terms (its
+``chunk_terms`` row, or derived again).
 
 The rows this store object wrote itself are not read back: their postings were built
 beside the writes (:mod:`chaja.stores.postings_feed`), and a refresh takes them, each
@@ -29,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from chaja.stores import postings, sqlite_errors
+from chaja.stores import derived_terms, postings, sqlite_errors
 from chaja.stores.bm25_segments import SegmentedBM25
 from chaja.stores.postings_feed import PostingsFeed
 from chaja.stores.row_codes import CodedRows
@@ -61,26 +62,22 @@ def last_entry(cur: sqlite3.Cursor) -> int:
     return int(row[0] or 0) if row else 0
 
 
-_TERM_ROWS = ("SELECT f.rowid, c.lang, f.title, f.heading, f.body FROM chunk_terms f"
-              " JOIN chunks c ON c.rowid = f.rowid")
 #: rows tokenised at a time when the postings are built from every row
 BUILD_BATCH = 50_000
 
 
-def _unpacked(rows: list[tuple], packing: TextPacking) -> list[tuple]:
-    """``_TERM_ROWS`` rows with their body terms as written (:mod:`chaja.stores.text_packing`)."""
-    return [(r, lang, t, h, packing.unpack(b, "terms")) for r, lang, t, h, b in rows]
-
-
 def _term_rows(db: sqlite3.Connection, rowids: list[int], packing: TextPacking) -> list[tuple]:
-    return _unpacked(select_in(db, _TERM_ROWS + " WHERE f.rowid IN ({marks})", rowids), packing)
+    return derived_terms.term_rows(db, select_in(db, derived_terms.rows_sql(db) + " WHERE c.rowid IN ({marks})", rowids),
+                                   packing.unpack)
 
 
 def build_all(db: sqlite3.Connection, packing: TextPacking | None = None) -> postings.Segment:
-    """The postings of every ``chunk_terms`` row, tokenised :data:`BUILD_BATCH` rows at a time."""
+    """The postings of every chunk (its ``chunk_terms`` row, or its terms derived again:
+    :mod:`chaja.stores.derived_terms`), tokenised :data:`BUILD_BATCH` rows at a time."""
     packing = packing or TextPacking(db)
-    return postings.build_paged(lambda last: _unpacked(db.execute(
-        _TERM_ROWS + " WHERE f.rowid > ? ORDER BY f.rowid LIMIT ?", (last, BUILD_BATCH)).fetchall(), packing))
+    page = derived_terms.rows_sql(db) + " WHERE c.rowid > ? ORDER BY c.rowid LIMIT ?"
+    return postings.build_paged(lambda last: derived_terms.term_rows(
+        db, db.execute(page, (last, BUILD_BATCH)).fetchall(), packing.unpack))
 
 
 class SqliteKeywordIndex:
@@ -136,11 +133,11 @@ class SqliteKeywordIndex:
         if not fed:
             return build_all(self.db, self.packing) if rowids is None else \
                 postings.build(_term_rows(self.db, rowids, self.packing))
-        if rowids is None and self.db.execute("SELECT count(*) FROM chunk_terms").fetchone()[0] == sum(
+        if rowids is None and self.db.execute("SELECT count(*) FROM chunks").fetchone()[0] == sum(
                 int(alive.sum()) for _, alive in fed):
             return postings.merge(fed)          # every row the store holds is a row fed (each of those it holds)
         wanted = np.asarray(rowids if rowids is not None else
-                            [r for (r,) in self.db.execute("SELECT rowid FROM chunk_terms ORDER BY rowid")], np.int64)
+                            [r for (r,) in self.db.execute("SELECT rowid FROM chunks ORDER BY rowid")], np.int64)
         parts = [(seg, alive & np.isin(seg.rowids, wanted)) for seg, alive in fed]
         held = np.concatenate([seg.rowids[alive] for seg, alive in parts])
         rest = np.setdiff1d(wanted, held).tolist()

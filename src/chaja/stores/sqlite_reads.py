@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from chaja.documents import Chunk, DocumentInfo, Location, StoreStats
-from chaja.stores import sqlite_ann, sqlite_spool, sqlite_vectors
+from chaja.stores import derived_terms, sqlite_ann, sqlite_spool, sqlite_vectors
 from chaja.stores.base import StoreError, first_by_digest, sample_digests
 from chaja.stores.sorted_keys import positions
 from chaja.stores.sqlite_in import select_in
@@ -173,10 +173,11 @@ class ChunkReads:
         return {c: held[r] for c, r in rowid_of.items()}
 
     def chunk_terms(self, ids: list[str]) -> dict[str, set[str]]:
-        rows = select_in(self._db, "SELECT c.id, f.title, f.heading, f.body FROM chunks c JOIN chunk_terms f"
-                                   " ON f.rowid = c.rowid WHERE c.id IN ({marks})", ids)
-        unpack = self.text_packing.unpack
-        return {cid: set(f"{t} {h} {unpack(b, 'terms')}".split()) for cid, t, h, b in rows}
+        """Each listed chunk's terms, kept or derived again (:mod:`chaja.stores.derived_terms`)."""
+        rows = select_in(self._db, derived_terms.rows_sql(self._db).replace(
+            "SELECT c.rowid,", "SELECT c.id,") + " WHERE c.id IN ({marks})", ids)
+        return {cid: set(f"{t} {h} {b}".split())
+                for cid, _, t, h, b in derived_terms.term_rows(self._db, rows, self.text_packing.unpack)}
 
     def fingerprints(self) -> dict[str, str]:
         return dict(self._db.execute("SELECT id, fingerprint FROM documents"))

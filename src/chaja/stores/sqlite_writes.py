@@ -9,7 +9,7 @@ import sqlite3
 import numpy as np
 
 from chaja.documents import ChunkRecord, Document
-from chaja.stores import sqlite_keywords, sqlite_spool, sqlite_staging, sqlite_vectors
+from chaja.stores import derived_terms, sqlite_keywords, sqlite_spool, sqlite_staging, sqlite_vectors
 from chaja.stores.base import StoreError, flat_vector, refuse_non_finite
 from chaja.stores.sqlite_in import select_in
 from chaja.stores.sqlite_schema import VECTOR_FIELDS
@@ -55,7 +55,8 @@ class DocumentWrites:
             first = cur.execute("SELECT max(rowid) FROM chunks").fetchone()[0] or 0
             flat = [row for _, rows in prepared for row in rows]
             packing = self._packing(cur, rows_now + len(flat), [row[0] for row in flat])
-            added, term_rows = self._insert_chunks(cur, flat, first + 1, spooled, packing)
+            derive = derived_terms.for_write(cur, [row[0] for row in flat])
+            added, term_rows = self._insert_chunks(cur, flat, first + 1, spooled, packing, derive)
             for field, (rowids, vectors) in (spooled or {}).items():
                 sqlite_spool.append(cur, self.path, field, adim if field.startswith("aligned") else dim,
                                     rowids, vectors)
@@ -77,19 +78,22 @@ class DocumentWrites:
     @staticmethod
     def _insert_chunks(cur: sqlite3.Cursor, rows: list[tuple], first: int,
                        spooled: dict[str, tuple[list[int], list[np.ndarray]]] | None,
-                       packing: TextPacking | None = None) -> tuple[list[int], list[tuple]]:
+                       packing: TextPacking | None = None, derive: str | None = None
+                       ) -> tuple[list[int], list[tuple]]:
         """Insert chunks (rows from :func:`flat_record`) and their keyword rows, under rowids
         ``first``, ``first + 1``, … (the store's largest rowid + 1 on, as SQLite would give
         them one by one), one statement per table; their rowids. With ``spooled`` (field →
         rowids, vectors), each vector's blob is left empty and the vector added there for the
         field's spool (:mod:`chaja.stores.sqlite_spool`); without it, each blob holds its vector.
         With ``packing``, each text and body terms are packed (:mod:`chaja.stores.text_packing`).
-        Also returns the keyword rows as :class:`~chaja.stores.postings_feed.PostingsFeed` takes
+        A record whose terms the analyser ``derive`` made gets no keyword row
+        (:mod:`chaja.stores.derived_terms`). Also returns the keyword rows as :class:`~chaja.stores.postings_feed.PostingsFeed` takes
         them: ``(rowid, lang, title, heading, body)``, the terms joined and not packed."""
         added = list(range(first, first + len(rows)))
         records = [r for r, *_ in rows]
         bodies = [" ".join(r.body_terms) for r in records]
-        texts, stored_bodies = packed(packing, [r.chunk.text for r in records], bodies)
+        kept = [i for i, r in enumerate(records) if derive is None or r.terms_from != derive]
+        texts, stored_bodies = packed(packing, [r.chunk.text for r in records], [bodies[i] for i in kept])
         headings: dict[tuple, str] = {}         # (a document's chunks share their headings)
 
         def heading(path) -> str:
@@ -119,8 +123,8 @@ class DocumentWrites:
         term_rows = [(rowid, r.chunk.lang, " ".join(r.title_terms), " ".join(r.heading_terms), body)
                      for rowid, body, r in zip(added, bodies, records)]
         cur.executemany("INSERT INTO chunk_terms (rowid, title, heading, body) VALUES (?,?,?,?)",
-                        [(rowid, title, heading, body)
-                         for (rowid, _, title, heading, _), body in zip(term_rows, stored_bodies)])
+                        [(term_rows[i][0], term_rows[i][2], term_rows[i][3], body)
+                         for i, body in zip(kept, stored_bodies)])
         return added, term_rows
 
     def _dims(self, rows: list[tuple]) -> tuple[set[int], set[int], str | None, str | None]:

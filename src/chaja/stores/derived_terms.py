@@ -1,0 +1,92 @@
+"""A chunk's analysed terms, left unwritten where the store's own analyser makes them again.
+
+The keyword postings (:mod:`chaja.stores.postings`) are built from each chunk's terms:
+``a(title)``, ``a(" ".join(heading path))`` and ``a(text)`` for the analyser ``a`` that
+indexed it. Kept as rows (``chunk_terms``), they were the largest table of a large store
+after the text itself (49 of 160 MB at 100,000 chunks), and each was a function of the
+chunk's own columns. So a chunk whose terms a built-in analyser made
+(:attr:`~chaja.documents.ChunkRecord.terms_from`, set by :func:`chaja.ingest.index_documents`)
+gets no ``chunk_terms`` row: the store records that analyser once (:data:`META_KEY`, in the
+transaction of the first such chunk) and analyses the chunk again where its terms are read
+without the postings (a postings file rebuilt, rows another process wrote, the gate's
+fallback). Terms given any other way (a caller's own analyser, Kiwi, whose output follows
+its model's version) are written as rows, as before; a store may hold both.
+
+Only analysers whose output is a function of chaja's own code are derivable
+(:data:`DERIVABLE`): one whose output changes must take a new name.
+"""
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Sequence
+
+from chaja.analysis import ANALYZERS, Analyzer
+
+META_KEY = "terms.derived"
+#: the analysers whose terms a store derives again rather than keeps
+DERIVABLE = ("bigram", "whitespace")
+
+#: ``(rowid, lang, title terms, heading terms, body terms or its frame, chunk title, heading
+#: JSON, text or its frame)``: the chunk's own columns only where it has no terms row
+ROWS = ("SELECT c.rowid, c.lang, f.title, f.heading, f.body,"
+        " CASE WHEN f.rowid IS NULL THEN c.title END, CASE WHEN f.rowid IS NULL THEN c.heading END,"
+        " CASE WHEN f.rowid IS NULL THEN c.text END"
+        " FROM chunks c LEFT JOIN chunk_terms f ON f.rowid = c.rowid")
+#: the same for a store that derives no terms: only the chunks that have their row
+KEPT_ROWS = ROWS.replace("LEFT JOIN", "JOIN")
+
+
+def rows_sql(db: sqlite3.Connection | sqlite3.Cursor) -> str:
+    """:data:`ROWS` where the store derives terms, else :data:`KEPT_ROWS`."""
+    return ROWS if store_analyser(db) is not None else KEPT_ROWS
+
+
+def name_of(analyzer: Callable) -> str | None:
+    """The name under which ``analyzer`` is a derivable built-in, else None."""
+    return next((name for name in DERIVABLE if ANALYZERS[name] is analyzer), None)
+
+
+def store_analyser(db: sqlite3.Connection | sqlite3.Cursor) -> str | None:
+    """The analyser this store derives unwritten terms with (None: it keeps every chunk's)."""
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
+    return row[0] if row else None
+
+
+def analyser(db: sqlite3.Connection | sqlite3.Cursor) -> Analyzer | None:
+    name = store_analyser(db)
+    if name is None:
+        return None
+    if name not in DERIVABLE:
+        raise ValueError(f"this store's terms were made by the analyser {name!r}, which this chaja cannot derive")
+    return ANALYZERS[name]
+
+
+def terms(analyze: Analyzer, title: str, heading_json: str, text: str) -> tuple[str, str, str]:
+    """A chunk's title, heading and body terms, each joined by spaces, as its write made them."""
+    return (" ".join(analyze(title)), " ".join(analyze(" ".join(json.loads(heading_json)))),
+            " ".join(analyze(text)))
+
+
+def term_rows(db: sqlite3.Connection | sqlite3.Cursor, rows: Sequence[tuple], unpack: Callable
+              ) -> list[tuple[int, str, str, str, str]]:
+    """``(rowid, lang, title, heading, body)`` of each :data:`ROWS` row: the body terms as
+    written (``unpack(frame, "terms")``), or all three derived from the chunk's columns
+    (``unpack(frame)`` its text) with the store's analyser."""
+    analyze = analyser(db) if any(r[2] is None for r in rows) else None
+    return [(rowid, lang, title, heading, unpack(body, "terms")) if title is not None else
+            (rowid, lang, *terms(analyze, c_title, c_heading, unpack(c_text)))
+            for rowid, lang, title, heading, body, c_title, c_heading, c_text in rows]
+
+
+def for_write(cur: sqlite3.Cursor, records: Sequence) -> str | None:
+    """The analyser whose terms these records (:class:`~chaja.documents.ChunkRecord`) leave
+    unwritten: the store's, or where it has none, a derivable one their terms came from,
+    recorded now in the write's transaction (a rolled-back write records nothing)."""
+    name = store_analyser(cur)
+    if name is None:
+        made = {r.terms_from for r in records}
+        name = next((n for n in DERIVABLE if n in made), None)
+        if name is not None:
+            cur.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (META_KEY, name))
+    return name

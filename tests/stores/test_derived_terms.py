@@ -1,0 +1,128 @@
+"""Terms a built-in analyser made are not written but derived again where they are read
+(chaja.stores.derived_terms), on real SQLite files: every keyword list, from the fed
+writes, a rebuilt postings file and another process's writes, is the one a store that
+keeps every row gives."""
+from __future__ import annotations
+
+import random
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from chaja.analysis import bigram_terms, kiwi_terms, whitespace_terms
+from chaja.stores import derived_terms, text_packing
+from chaja.stores.sqlite import SqliteStore
+
+from keyword_corpus import assert_same_lists, make
+
+
+def batch(start: int, n: int, terms_from: str | None) -> list:
+    out = []
+    for i in range(start, start + n):
+        doc, records = make(f"d{i:04d}", random.Random(i), chunks=3)
+        for r in records:
+            r.terms_from = terms_from
+        out.append((doc, records))
+    return out
+
+
+def term_rows(path: Path) -> int:
+    with sqlite3.connect(path) as db:
+        return db.execute("SELECT count(*) FROM chunk_terms").fetchone()[0]
+
+
+@pytest.fixture
+def pair(tmp_path):
+    """A store that derives its terms and one that keeps them, the same documents in each."""
+    derived, kept = SqliteStore(tmp_path / "derived.chaja"), SqliteStore(tmp_path / "kept.chaja")
+    yield derived, kept
+    derived.close()
+    kept.close()
+
+
+def test_the_analysers_that_can_be_derived_are_named_by_identity():
+    assert derived_terms.name_of(bigram_terms) == "bigram"
+    assert derived_terms.name_of(whitespace_terms) == "whitespace"
+    assert derived_terms.name_of(kiwi_terms) is None                 # (its output follows its model)
+    assert derived_terms.name_of(lambda text: bigram_terms(text)) is None
+
+
+def test_derived_terms_write_no_rows_and_search_as_kept_ones(pair):
+    derived, kept = pair
+    derived.put_documents(batch(0, 40, "bigram"))
+    kept.put_documents(batch(0, 40, None))
+    assert term_rows(derived.path) == 0 and term_rows(kept.path) == 120
+    assert derived.get_meta(derived_terms.META_KEY) == "bigram" and kept.get_meta(derived_terms.META_KEY) is None
+    assert_same_lists(derived, kept, rel=1e-12)
+    ids = [f"d{i:04d}#{j}" for i in range(40) for j in range(3)]
+    assert derived.chunk_terms(ids) == kept.chunk_terms(ids)
+    assert derived.check() == []
+
+
+def test_a_rebuilt_postings_file_derives_every_row(pair):
+    derived, kept = pair
+    for store, made in ((derived, "bigram"), (kept, None)):
+        store.put_documents(batch(0, 30, made))
+        store.compact(force=True, graphs=False)
+    path = derived.path
+    derived.close()
+    Path(f"{path}-keywords").unlink()                     # a cache: rebuilt from the chunks' own text
+    with SqliteStore(path) as again:
+        assert_same_lists(again, kept, rel=1e-12)
+
+
+def test_rows_another_writer_added_are_derived_by_a_reader(pair):
+    derived, kept = pair
+    derived.put_documents(batch(0, 20, "bigram"))
+    kept.put_documents(batch(0, 20, None))
+    derived.keyword(["배당"], 5)                           # the reader's index is loaded now
+    with SqliteStore(derived.path) as writer:             # another connection writes; the reader reads its rows
+        writer.put_documents(batch(20, 20, "bigram"))
+        writer.delete_document("d0003")
+    kept.put_documents(batch(20, 20, None))
+    kept.delete_document("d0003")
+    assert_same_lists(derived, kept, rel=1e-12)
+
+
+def test_terms_made_otherwise_are_kept_in_a_store_that_derives(pair):
+    derived, kept = pair
+    derived.put_documents(batch(0, 10, "bigram") + batch(10, 10, None) + batch(20, 10, "whitespace"))
+    kept.put_documents(batch(0, 30, None))
+    assert term_rows(derived.path) == 60                 # the twenty documents not made by the store's analyser
+    assert_same_lists(derived, kept, rel=1e-12)
+
+
+def test_packed_text_is_unpacked_to_derive(pair, monkeypatch):
+    monkeypatch.setattr(text_packing, "TRAIN_AT", 300)
+    derived, kept = pair
+    for store, made in ((derived, "bigram"), (kept, None)):
+        store.put_documents(batch(0, 120, made))          # 360 chunks: the dictionaries are trained
+        assert store.get_meta(text_packing.META_KEY) is not None
+        store.compact(force=True, graphs=False)
+    with sqlite3.connect(derived.path) as db:
+        assert all(isinstance(t, bytes) for (t,) in db.execute("SELECT text FROM chunks WHERE length(text) > 200"))
+    path = derived.path
+    derived.close()
+    Path(f"{path}-keywords").unlink()
+    with SqliteStore(path) as again:
+        assert_same_lists(again, kept, rel=1e-12)
+
+
+def test_a_write_that_rolls_back_records_no_analyser(tmp_path):
+    with SqliteStore(tmp_path / "s.chaja") as store:
+        docs = batch(0, 2, "bigram")
+        docs[1][1][0].vector = docs[1][1][0].vector * float("nan")      # refused: nothing is written
+        with pytest.raises(Exception):
+            store.put_documents(docs)
+        assert store.get_meta(derived_terms.META_KEY) is None
+        store.put_documents(batch(0, 2, None))
+        assert store.get_meta(derived_terms.META_KEY) is None and term_rows(store.path) == 6
+
+
+def test_a_store_whose_analyser_this_chaja_cannot_derive_says_so(tmp_path):
+    with SqliteStore(tmp_path / "s.chaja") as store:
+        store.put_documents(batch(0, 3, "bigram"))
+        store.set_meta(derived_terms.META_KEY, "morphemes-9")
+        with pytest.raises(ValueError, match="morphemes-9"):
+            store.chunk_terms(["d0000#0"])
