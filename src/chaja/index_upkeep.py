@@ -17,6 +17,7 @@ from chaja.stores import StoreError
 _UPKEEP_NOTES = {
     "vectors": "vectors: kept in an older form, waiting to be written into their files",
     "text": "text: chunks written before the store's text dictionaries are kept plain, waiting to be packed",
+    "terms": "keyword rows: terms the store's analyser makes again are kept as rows, waiting to be dropped",
     "keywords": "keyword file: missing or of an older format, so each process builds the postings from the rows",
 }
 
@@ -38,11 +39,13 @@ class IndexUpkeep:
 
     def pending_upkeep(self) -> list[str]:
         """The work the store's next compaction has of its own, new rows or not (SQLite store):
-        ``"vectors"`` to move into today's files, ``"text"`` to pack, ``"keywords"``: a keyword
-        file to write again (missing, or an older format)."""
+        ``"vectors"`` to move into today's files, ``"text"`` to pack, ``"terms"``: keyword rows
+        to drop (:mod:`chaja.stores.derived_terms`), ``"keywords"``: a keyword file to write
+        again (missing, or an older format)."""
         keywords = getattr(self.store, "keywords_to_write", None)
+        terms = getattr(self.store, "terms_to_drop", None)
         checks = (("vectors", self.vectors_to_move), ("text", self.text_to_pack),
-                  ("keywords", keywords or (lambda: False)))
+                  ("terms", terms or (lambda: False)), ("keywords", keywords or (lambda: False)))
         return [name for name, waiting in checks if waiting()]
 
     def deferred_graphs(self) -> list[str]:

@@ -40,14 +40,15 @@ def test_check_and_repair(store, tmp_path, capsys):
     assert main(["check", "--store", str(copy)]) == 0
     assert "whole:" in capsys.readouterr().out
     with sqlite3.connect(copy) as db:
-        db.execute("DELETE FROM chunk_terms WHERE rowid = (SELECT min(rowid) FROM chunks)")
+        # (the store derives its chunks' terms: a keyword row left without its chunk is the damage)
+        db.execute("INSERT INTO chunk_terms VALUES ((SELECT max(rowid) FROM chunks) + 7, 'a', '', 'b')")
         db.execute("UPDATE meta SET value = '{}' WHERE key = 'index.language_means'")
     assert main(["check", "--store", str(copy)]) == 1
     out = capsys.readouterr().out
-    assert "fault: chunk" in out and "no keyword row" in out and "fault: statistics" in out
+    assert "fault: keyword row" in out and "no chunk" in out and "fault: statistics" in out
     assert main(["check", "--store", str(copy), "--repair"]) == 0
     out = capsys.readouterr().out
-    assert "repaired: wrote the keyword row" in out and "repaired: recomputed the language statistics" in out
+    assert "repaired: removed keyword row" in out and "repaired: recomputed the language statistics" in out
     assert "whole:" in out
     shutil.rmtree(tmp_path, ignore_errors=True)
 
@@ -169,3 +170,36 @@ def test_stats_names_the_postgres_keyword_engine_and_its_stored_postings(pg_dsn,
     out = capsys.readouterr().out
     assert "keyword engine: stored" in out
     assert "keyword postings kept by the database: 1 part, 2 rows, 0 removed since; 1 log entry not folded yet" in out
+
+
+def test_optimize_drops_the_keyword_rows_an_older_chaja_kept(tmp_path, capsys, corpus):
+    """A store whose every chunk kept its terms as a row (as chaja wrote them before it
+    derived them): ``chaja optimize`` drops the rows its analyser makes again, says so, and
+    every search answers as before, from the postings and from a rebuilt postings file."""
+    import sqlite3
+
+    from chaja.analysis import bigram_terms
+    from chaja.stores import derived_terms
+    from chaja.stores.sqlite import SqliteStore
+
+    store = str(tmp_path / "s.chaja")
+    assert main(["index", str(corpus), "--store", store, "--quiet"]) == 0
+    with sqlite3.connect(store) as db:                   # the rows an older chaja kept
+        rows = db.execute("SELECT rowid, title, heading, text FROM chunks").fetchall()
+        db.executemany("INSERT INTO chunk_terms VALUES (?,?,?,?)",
+                       [(r, *derived_terms.terms(bigram_terms, t, h, x)) for r, t, h, x in rows])
+        db.execute("DELETE FROM meta WHERE key = 'terms.derived'")
+    queries = [bigram_terms(q) for q in ("유상증자 신주", "warranty period", "router password reset")]
+    with SqliteStore(store) as s:
+        before = [s.keyword(q, 10) for q in queries]
+        assert s.terms_to_drop()
+    capsys.readouterr()
+    assert main(["check", "--store", store]) == 0
+    assert "keyword rows: terms the store's analyser makes again are kept as rows" in capsys.readouterr().out
+    assert main(["optimize", "--store", store, "--quiet"]) == 0
+    assert "keyword rows the store's analyser makes again dropped" in capsys.readouterr().out
+    with sqlite3.connect(store) as db:
+        assert db.execute("SELECT count(*) FROM chunk_terms").fetchone()[0] == 0
+    Path(f"{store}-keywords").unlink(missing_ok=True)
+    with SqliteStore(store) as s:
+        assert s.check() == [] and not s.terms_to_drop() and [s.keyword(q, 10) for q in queries] == before

@@ -126,3 +126,30 @@ def test_a_store_whose_analyser_this_chaja_cannot_derive_says_so(tmp_path):
         store.set_meta(derived_terms.META_KEY, "morphemes-9")
         with pytest.raises(ValueError, match="morphemes-9"):
             store.chunk_terms(["d0000#0"])
+
+
+def test_kept_rows_the_analyser_makes_again_are_dropped_by_the_next_compaction(pair):
+    derived, kept = pair                       # "derived": a store an older chaja wrote, every row kept
+    odd = batch(40, 5, None)
+    for _, records in odd:                     # terms made otherwise: not what the analyser makes
+        for r in records:
+            r.body_terms = r.body_terms[1:] + ["extra"]
+    for store in pair:
+        store.put_documents(batch(0, 40, None) + odd)
+    assert not derived.terms_to_drop()         # (no analyser recorded: nothing to compare with)
+    derived.set_meta("index.analyzer", "bigram")
+    assert derived.terms_to_drop() and term_rows(derived.path) == 135
+    derived.compact(force=True, graphs=False)
+    assert term_rows(derived.path) == 15       # the odd documents' rows stay
+    assert derived.get_meta(derived_terms.META_KEY) == "bigram" and not derived.terms_to_drop()
+    assert_same_lists(derived, kept, rel=1e-12)
+    derived.put_documents(batch(45, 2, None))  # kept rows written later are looked at by the next one
+    kept.put_documents(batch(45, 2, None))
+    assert derived.terms_to_drop()
+    derived.compact(force=True, graphs=False)
+    assert term_rows(derived.path) == 15 and not derived.terms_to_drop()
+    path = derived.path
+    derived.close()
+    Path(f"{path}-keywords").unlink()
+    with SqliteStore(path) as again:
+        assert_same_lists(again, kept, rel=1e-12)

@@ -68,18 +68,22 @@ def cmd_optimize(args: argparse.Namespace) -> int:
             encode(args.vectors)
         pending, size = idx.pending_upkeep(), _on_disk(args.store)
         moving, packing, stale_keywords = ("vectors" in pending), ("text" in pending), ("keywords" in pending)
+        dropping = "terms" in pending
         built = idx.build_graphs(progress=tell)
         built, tables = split_deferred(built)
         left = idx.deferred_graphs()
         reclaim = getattr(idx.store, "reclaim_space", None)
         freed = reclaim() if reclaim is not None else 0
         packed = packing and not idx.text_to_pack()
+        dropped = dropping and "terms" not in idx.pending_upkeep()
     now = _on_disk(args.store)           # closed: the write-ahead log folded in
     if moving:
         print(f"vector files written again, each vector kept once in the store's form:"
               f" {size / 1e6:,.1f} MB -> {now / 1e6:,.1f} MB")
-    elif packed:
-        print(f"chunk text packed with the store's own dictionaries: {size / 1e6:,.1f} MB -> {now / 1e6:,.1f} MB")
+    elif packed or dropped:
+        done = [what for what, did in (("chunk text packed with the store's own dictionaries", packed),
+                                       ("keyword rows the store's analyser makes again dropped", dropped)) if did]
+        print(f"{' and '.join(done)}: {size / 1e6:,.1f} MB -> {now / 1e6:,.1f} MB")
     elif freed:
         print(f"gave back {freed / 1e6:,.1f} MB of free pages: {size / 1e6:,.1f} MB -> {now / 1e6:,.1f} MB")
     if stale_keywords:

@@ -10,7 +10,9 @@ gets no ``chunk_terms`` row: the store records that analyser once (:data:`META_K
 transaction of the first such chunk) and analyses the chunk again where its terms are read
 without the postings (a postings file rebuilt, rows another process wrote, the gate's
 fallback). Terms given any other way (a caller's own analyser, Kiwi, whose output follows
-its model's version) are written as rows, as before; a store may hold both.
+its model's version) are written as rows, as before; a store may hold both. The rows an
+older chaja kept, in a store indexed with a derivable analyser, are compared with what it
+derives and dropped where they are the same, by the next compaction (:func:`drop_kept`).
 
 Only analysers whose output is a function of chaja's own code are derivable
 (:data:`DERIVABLE`): one whose output changes must take a new name.
@@ -20,6 +22,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 
 from chaja.analysis import ANALYZERS, Analyzer
 
@@ -90,3 +93,62 @@ def for_write(cur: sqlite3.Cursor, records: Sequence) -> str | None:
         if name is not None:
             cur.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (META_KEY, name))
     return name
+
+
+# ---- rows an older chaja kept, dropped where the store's analyser makes them again ----------
+#: the last ``chunk_terms`` rowid looked at by :func:`drop_kept` (rows after it wait for it)
+CHECKED_KEY = "terms.checked_through"
+#: rows compared and dropped in one transaction
+BATCH = 20_000
+
+
+def _meta(db: sqlite3.Connection | sqlite3.Cursor, key: str) -> str | None:
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return None if row is None else row[0]
+
+
+def _droppable_by(db: sqlite3.Connection | sqlite3.Cursor) -> str | None:
+    """The analyser kept rows may be compared with: the store's, or the one it was indexed
+    with (``index.analyzer``, recorded by :class:`chaja.index.Index`) where it derives none yet."""
+    name = store_analyser(db) or _meta(db, "index.analyzer")
+    return name if name in DERIVABLE else None
+
+
+def waiting(db: sqlite3.Connection) -> bool:
+    """Whether kept rows wait to be compared (:func:`drop_kept`): rows an older chaja wrote,
+    or a long document's, staged with its terms, in a store indexed with a derivable analyser."""
+    if _droppable_by(db) is None:
+        return False
+    through = int(_meta(db, CHECKED_KEY) or 0)
+    return db.execute("SELECT 1 FROM chunk_terms WHERE rowid > ? LIMIT 1", (through,)).fetchone() is not None
+
+
+def drop_kept(db: sqlite3.Connection, unpack: Callable,
+              transaction: Callable[[], AbstractContextManager[sqlite3.Cursor]],
+              progress: Callable[[str], None] | None = None) -> int:
+    """Remove the kept rows that equal what the store's analyser derives from their chunks,
+    :data:`BATCH` rowids a transaction (a crash leaves rows kept or dropped, both read as
+    written; the next compaction goes on from :data:`CHECKED_KEY`); the bytes they held.
+    Rows that differ (terms made otherwise) stay. No keyword list changes, so nothing is logged."""
+    name = _droppable_by(db)
+    analyze = ANALYZERS[name]
+    lo = int(_meta(db, CHECKED_KEY) or 0)
+    last = db.execute("SELECT max(rowid) FROM chunk_terms").fetchone()[0] or 0
+    if progress is not None:
+        progress(f"dropping the keyword rows {name} terms make again (rowids {lo + 1:,}–{last:,})")
+    freed = 0
+    while lo < last:
+        hi = min(lo + BATCH, last)
+        with transaction() as cur:
+            rows = cur.execute("SELECT f.rowid, f.title, f.heading, f.body, c.title, c.heading, c.text"
+                               " FROM chunk_terms f JOIN chunks c ON c.rowid = f.rowid"
+                               " WHERE f.rowid > ? AND f.rowid <= ?", (lo, hi)).fetchall()
+            same = [(rowid, len(title) + len(heading) + len(body)) for rowid, title, heading, body, *chunk in rows
+                    if (title, heading, unpack(body, "terms")) == terms(analyze, chunk[0], chunk[1], unpack(chunk[2]))]
+            if same and store_analyser(cur) is None:
+                cur.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (META_KEY, name))
+            cur.executemany("DELETE FROM chunk_terms WHERE rowid = ?", [(rowid,) for rowid, _ in same])
+            cur.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (CHECKED_KEY, str(hi)))
+            freed += sum(size for _, size in same)
+        lo = hi
+    return freed

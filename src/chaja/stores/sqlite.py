@@ -3,10 +3,12 @@ terms and the chunk vectors.
 
 Keyword search is BM25 (Robertson/Spärck Jones, k1 = 1.2, b = 0.75, the scores of
 SQLite FTS5's ``bm25()``) over three columns (title, heading path, body) whose weights
-the caller sets. Each chunk's terms are stored already analysed and joined by spaces
-(``chunk_terms``), split as FTS5's ``ascii`` tokenizer splits them (on those spaces
-only, every non-ASCII character kept), so a stored term matches exactly the same query
-term. No query text reaches SQL, so nothing a user types is syntax.
+the caller sets. Each chunk's terms come already analysed: joined by spaces and split as
+FTS5's ``ascii`` tokenizer splits them (on those spaces only, every non-ASCII character
+kept), so a stored term matches exactly the same query term. They are kept as a row
+(``chunk_terms``) unless the store's own analyser made them, which derives them again
+from the chunk (:mod:`chaja.stores.derived_terms`). No query text reaches SQL, so nothing
+a user types is syntax.
 
 Vector search scores by dot product (cosine, as vectors are L2-normalised) over one
 matrix a field: exact below :data:`~chaja.stores.sqlite_ann.ANN_THRESHOLD` vectors, over an
@@ -20,8 +22,8 @@ the section name) come from a second, cross-lingually aligned encoder and have a
 dimension of their own (meta ``aligned_dim``).
 
 Keyword top-k is served by :mod:`chaja.stores.sqlite_keywords` (postings in a file
-beside the store, ``<store>-keywords``, kept in step by a change log, built from
-``chunk_terms``), without scoring every matching row.
+beside the store, ``<store>-keywords``, kept in step by a change log, built from each
+chunk's terms), without scoring every matching row.
 
 An older file is brought up to date when opened, and searches as before
 (:mod:`chaja.stores.sqlite_schema` keeps the schema's history).

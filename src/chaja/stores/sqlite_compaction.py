@@ -1,8 +1,9 @@
 """Compaction: recent writes folded into the files beside the store, in one write
 transaction: the keyword file (:mod:`chaja.stores.sqlite_keywords`), each vector field's
 file (:mod:`chaja.stores.sqlite_vectors`) and, for a field above the ANN threshold, its
-graph (:mod:`chaja.stores.sqlite_ann`), updated in place or built anew; then the text of rows
-written before the store's text dictionaries is packed (:mod:`chaja.stores.text_repacking`)."""
+graph (:mod:`chaja.stores.sqlite_ann`), updated in place or built anew; then the keyword rows
+the store's analyser makes again are dropped (:mod:`chaja.stores.derived_terms`) and the text
+of rows written before the store's text dictionaries is packed (:mod:`chaja.stores.text_repacking`)."""
 from __future__ import annotations
 
 import json
@@ -13,7 +14,8 @@ import numpy as np
 
 from chaja.language_means import META_KEY as LANGUAGE_MEANS
 from chaja.language_means import project_rows_in_place, store_basis
-from chaja.stores import sqlite_ann, sqlite_errors, sqlite_space, sqlite_spool, sqlite_vectors, text_repacking
+from chaja.stores import (derived_terms, sqlite_ann, sqlite_errors, sqlite_space, sqlite_spool, sqlite_vectors,
+                          text_repacking)
 from chaja.stores.sqlite_schema import MOVE_VECTORS, VECTOR_FIELDS
 
 #: meta key: the form the store's vector files keep their vectors in
@@ -58,8 +60,10 @@ class Compaction:
                 self._remove_unrecorded(before)
                 self._remove_folded_spools(spools)
             packed = 0
+            if derived_terms.waiting(self._db):       # (before packing: the rows it drops are not packed)
+                packed = derived_terms.drop_kept(self._db, self.text_packing.unpack, self._transaction, tell)
             if text_repacking.waiting(self._db):
-                packed = text_repacking.repack(self._db, self.text_packing, self._transaction, tell)
+                packed += text_repacking.repack(self._db, self.text_packing, self._transaction, tell)
             if done or packed:
                 try:
                     # a forced compaction (chaja optimize) that packed text rewrites the file for it
@@ -220,6 +224,12 @@ class Compaction:
         chaja wrote) wait for the compaction that packs them (:mod:`chaja.stores.text_repacking`)."""
         with self._lock, self._sentences():
             return text_repacking.waiting(self._db)
+
+    def terms_to_drop(self) -> bool:
+        """Whether kept keyword rows wait for the compaction that drops those the store's
+        analyser makes again (:func:`chaja.stores.derived_terms.drop_kept`)."""
+        with self._lock, self._sentences():
+            return derived_terms.waiting(self._db)
 
     @property
     def vector_encoding(self) -> str:
