@@ -5,8 +5,8 @@ built by ``bench_quality.py``): their analysed terms, their text and their four 
 A corpus of ``size`` chunks cycles through that pool; the first pass keeps each chunk as
 it is, later passes make a variant (the words of its text rotated and every eleventh one
 dropped, its body terms those of that text, each vector moved by seeded Gaussian noise of
-norm 0.3 and renormalised, about 0.96 cosine to the original), so term statistics and neighbourhoods stay realistic at any
-size. The same ``size`` always gives the same corpus.
+norm 0.3 and renormalised, about 0.96 cosine to the original), so term statistics and
+neighbourhoods stay realistic at any size. The same ``size`` always gives the same corpus.
 
 Queries are the first KorQuAD questions and SciFact claims (equal shares), each with its
 analysed terms and its e5 and aligned query vectors, encoded once and cached.

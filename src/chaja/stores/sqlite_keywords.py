@@ -67,8 +67,8 @@ BUILD_BATCH = 50_000
 
 
 def _term_rows(db: sqlite3.Connection, rowids: list[int], packing: TextPacking) -> list[tuple]:
-    return derived_terms.term_rows(db, select_in(db, derived_terms.rows_sql(db) + " WHERE c.rowid IN ({marks})", rowids),
-                                   packing.unpack)
+    rows = select_in(db, derived_terms.rows_sql(db) + " WHERE c.rowid IN ({marks})", rowids)
+    return derived_terms.term_rows(db, rows, packing.unpack)
 
 
 def build_all(db: sqlite3.Connection, packing: TextPacking | None = None) -> postings.Segment:

@@ -87,8 +87,9 @@ class DocumentWrites:
         field's spool (:mod:`chaja.stores.sqlite_spool`); without it, each blob holds its vector.
         With ``packing``, each text and body terms are packed (:mod:`chaja.stores.text_packing`).
         A record whose terms the analyser ``derive`` made gets no keyword row
-        (:mod:`chaja.stores.derived_terms`). Also returns the keyword rows as :class:`~chaja.stores.postings_feed.PostingsFeed` takes
-        them: ``(rowid, lang, title, heading, body)``, the terms joined and not packed."""
+        (:mod:`chaja.stores.derived_terms`). Also returns the keyword rows as
+        :class:`~chaja.stores.postings_feed.PostingsFeed` takes them: ``(rowid, lang, title,
+        heading, body)``, the terms joined and not packed."""
         added = list(range(first, first + len(rows)))
         records = [r for r, *_ in rows]
         bodies = [" ".join(r.body_terms) for r in records]

@@ -7,10 +7,10 @@ once a store holds :data:`TRAIN_AT` chunks, one dictionary for the chunks' text 
 for their analysed body terms are trained on a sample spread over its rows (zstd's
 dictionary builder, COVER), kept in the store's meta and never changed; every row written
 from then on keeps its text (``chunks.text``) and body terms (``chunk_terms.body``, where a
-chunk keeps them: :mod:`chaja.stores.derived_terms`) as a zstd frame made with them. On the peers corpus: text 2.4×, terms 2.7×, about 5 µs a row
-to pack (a write's rows in one call, on every core) and 2.5 µs to unpack; a store of
-100,000 chunks 556 → 444 MB, of a million 4,782 → 3,625 MiB
-(``benchmarks/results/bulk-load-packing.md``, ``packing-1m.md``).
+chunk keeps them: :mod:`chaja.stores.derived_terms`) as a zstd frame made with them. On the
+peers corpus: text 2.4×, terms 2.7×, about 5 µs a row to pack (a write's rows in one call,
+on every core) and 2.5 µs to unpack; a store of 100,000 chunks 556 → 444 MB, of a million
+4,782 → 3,625 MiB (``benchmarks/results/bulk-load-packing.md``, ``packing-1m.md``).
 
 A row is a ``str`` (written before the dictionaries, or too short to gain) or ``bytes``
 (a frame); a reader tells them apart by type, so a store written before packing, or
