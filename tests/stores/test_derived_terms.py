@@ -153,3 +153,22 @@ def test_kept_rows_the_analyser_makes_again_are_dropped_by_the_next_compaction(p
     Path(f"{path}-keywords").unlink()
     with SqliteStore(path) as again:
         assert_same_lists(again, kept, rel=1e-12)
+
+
+def test_a_file_schema_8_wrote_opens_as_schema_9_and_keeps_its_rows_until_compared(tmp_path, pair):
+    from chaja.stores.sqlite_schema import SCHEMA_VERSION
+
+    _, kept = pair
+    path = tmp_path / "old.chaja"
+    with SqliteStore(path) as old:
+        old.put_documents(batch(0, 20, None))
+        old.set_meta("index.analyzer", "bigram")
+        old.set_meta("schema_version", "8")               # every row kept, as schema 8 kept them
+    kept.put_documents(batch(0, 20, None))
+    with SqliteStore(path) as store:
+        assert store.get_meta("schema_version") == str(SCHEMA_VERSION) == "9"
+        assert term_rows(path) == 60 and store.terms_to_drop()
+        assert_same_lists(store, kept, rel=1e-12)
+        store.compact(force=True, graphs=False)
+        assert term_rows(path) == 0
+        assert_same_lists(store, kept, rel=1e-12)

@@ -8,8 +8,12 @@ field's recorded file (:mod:`chaja.stores.sqlite_vectors`; a schema-5 store's ve
 move there at its next compaction, nothing encoded again), schema 7 each chunk's analysed
 terms in a plain table, ``chunk_terms``, where an FTS5 table had kept them with an inverted
 index of its own that nothing read once the keyword postings
-(:mod:`chaja.stores.sqlite_keywords`) answered every search. :func:`migrate` adds the
-columns an older file lacks and moves an FTS5 table's terms into ``chunk_terms``.
+(:mod:`chaja.stores.sqlite_keywords`) answered every search, schema 8 new vectors spooled
+beside the store (:mod:`chaja.stores.sqlite_spool`), schema 9 no ``chunk_terms`` row for a
+chunk whose terms the store's own analyser makes again (:mod:`chaja.stores.derived_terms`): a
+chaja before it would build the keyword postings without those chunks, so it refuses the file.
+:func:`migrate` adds the columns an older file lacks and moves an FTS5 table's terms into
+``chunk_terms``.
 """
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ from pathlib import Path
 
 from chaja.stores import sqlite_errors, sqlite_keywords, sqlite_space, sqlite_staging
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
