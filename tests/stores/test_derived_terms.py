@@ -172,3 +172,28 @@ def test_a_file_schema_8_wrote_opens_as_schema_9_and_keeps_its_rows_until_compar
         store.compact(force=True, graphs=False)
         assert term_rows(path) == 0
         assert_same_lists(store, kept, rel=1e-12)
+
+
+def test_a_comparison_stopped_midway_leaves_rows_kept_or_dropped_and_the_next_one_goes_on(pair, monkeypatch):
+    derived, kept = pair
+    for store in pair:
+        store.put_documents(batch(0, 30, None))
+    derived.set_meta("index.analyzer", "bigram")
+    monkeypatch.setattr(derived_terms, "BATCH", 40)
+    real_terms, calls = derived_terms.terms, []
+
+    def failing_in_the_second_batch(*args):
+        calls.append(1)
+        if len(calls) > 40:
+            raise OSError("disk gone")
+        return real_terms(*args)
+    monkeypatch.setattr(derived_terms, "terms", failing_in_the_second_batch)
+    with pytest.raises(OSError):
+        derived.compact(force=True, graphs=False)
+    assert term_rows(derived.path) == 50                  # the first 40 rowids dropped, the rest kept
+    assert derived.get_meta(derived_terms.CHECKED_KEY) == "40" and derived.terms_to_drop()
+    assert_same_lists(derived, kept, rel=1e-12)
+    monkeypatch.setattr(derived_terms, "terms", real_terms)
+    derived.compact(force=True, graphs=False)
+    assert term_rows(derived.path) == 0 and not derived.terms_to_drop()
+    assert_same_lists(derived, kept, rel=1e-12)
