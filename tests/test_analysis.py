@@ -55,3 +55,22 @@ def test_kiwi_analyser_finds_nouns():
     pytest.importorskip("kiwipiepy", reason="the kiwi extra is not installed")
     terms = get_analyzer("kiwi")("자기주식을 소각했습니다")
     assert "소각" in terms
+
+
+def test_ascii_text_takes_the_short_way_to_the_same_terms():
+    """Any ASCII text gives the terms the Unicode path gives it (a Hangul syllable after it
+    sends the text that way and adds one term of its own)."""
+    import random
+
+    def unicode_path(text: str) -> list[str]:
+        terms = bigram_terms(text + " 가")
+        assert terms[-1] == "가"
+        return terms[:-1]
+
+    every = "".join(map(chr, range(128)))
+    assert bigram_terms(every) == unicode_path(every) == ["0123456789"] + ["abcdefghijklmnopqrstuvwxyz"] * 2
+    rng = random.Random(7)
+    for _ in range(2000):
+        text = "".join(rng.choice(every) for _ in range(rng.randint(0, 40)))
+        assert bigram_terms(text) == unicode_path(text), repr(text)
+    assert bigram_terms("Hello_World-2025 useState()") == ["hello", "world", "2025", "usestate"]
