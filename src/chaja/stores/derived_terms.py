@@ -107,6 +107,11 @@ def _meta(db: sqlite3.Connection | sqlite3.Cursor, key: str) -> str | None:
     return None if row is None else row[0]
 
 
+def _size(*values) -> int:
+    """The bytes of stored values: text as UTF-8, frames as they are."""
+    return sum(len(v.encode("utf-8")) if isinstance(v, str) else len(v) for v in values)
+
+
 def _droppable_by(db: sqlite3.Connection | sqlite3.Cursor) -> str | None:
     """The analyser kept rows may be compared with: the store's, or the one it was indexed
     with (``index.analyzer``, recorded by :class:`chaja.index.Index`) where it derives none yet."""
@@ -143,7 +148,7 @@ def drop_kept(db: sqlite3.Connection, unpack: Callable,
             rows = cur.execute("SELECT f.rowid, f.title, f.heading, f.body, c.title, c.heading, c.text"
                                " FROM chunk_terms f JOIN chunks c ON c.rowid = f.rowid"
                                " WHERE f.rowid > ? AND f.rowid <= ?", (lo, hi)).fetchall()
-            same = [(rowid, len(title) + len(heading) + len(body)) for rowid, title, heading, body, *chunk in rows
+            same = [(rowid, _size(title, heading, body)) for rowid, title, heading, body, *chunk in rows
                     if (title, heading, unpack(body, "terms")) == terms(analyze, chunk[0], chunk[1], unpack(chunk[2]))]
             if same and store_analyser(cur) is None:
                 cur.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (META_KEY, name))
