@@ -197,3 +197,27 @@ def test_a_comparison_stopped_midway_leaves_rows_kept_or_dropped_and_the_next_on
     derived.compact(force=True, graphs=False)
     assert term_rows(derived.path) == 0 and not derived.terms_to_drop()
     assert_same_lists(derived, kept, rel=1e-12)
+
+
+def test_a_helper_process_derives_its_half_of_a_rebuilt_page(pair, monkeypatch):
+    from chaja.stores import postings, postings_helper
+
+    derived, kept = pair
+    for store, made in ((derived, "bigram"), (kept, None)):
+        store.put_documents(batch(0, 40, made))
+        store.compact(force=True, graphs=False)
+    path = derived.path
+    derived.close()
+    Path(f"{path}-keywords").unlink()
+    monkeypatch.setattr(postings, "HELPER_MIN_ROWS", 50)    # the 120 rows' page is split with a helper
+    answered = []
+    real_result = postings_helper.Helper.result
+
+    def result(self):
+        segment = real_result(self)
+        answered.append(segment is not None and segment.n_rows)
+        return segment
+    monkeypatch.setattr(postings_helper.Helper, "result", result)
+    with SqliteStore(path) as again:
+        assert_same_lists(again, kept, rel=1e-12)
+    assert answered == [60]                                  # the helper built (and derived) its half

@@ -71,15 +71,27 @@ def terms(analyze: Analyzer, title: str, heading_json: str, text: str) -> tuple[
             " ".join(analyze(text)))
 
 
-def term_rows(db: sqlite3.Connection | sqlite3.Cursor, rows: Sequence[tuple], unpack: Callable
-              ) -> list[tuple[int, str, str, str, str]]:
+def term_rows(db: sqlite3.Connection | sqlite3.Cursor, rows: Sequence[tuple], unpack: Callable,
+              defer: bool = False) -> list[tuple]:
     """``(rowid, lang, title, heading, body)`` of each :data:`ROWS` row: the body terms as
     written (``unpack(frame, "terms")``), or all three derived from the chunk's columns
-    (``unpack(frame)`` its text) with the store's analyser."""
-    analyze = analyser(db) if any(r[2] is None for r in rows) else None
+    (``unpack(frame)`` its text) with the store's analyser. With ``defer``, a row to derive
+    comes back as ``(rowid, lang, None, analyser name, (title, heading JSON, text))``, for
+    :func:`completed` in the process that builds its postings (a helper builds half)."""
+    name = store_analyser(db) if any(r[2] is None for r in rows) else None
+    analyze = analyser(db) if name is not None else None
     return [(rowid, lang, title, heading, unpack(body, "terms")) if title is not None else
+            (rowid, lang, None, name, (c_title, c_heading, unpack(c_text))) if defer else
             (rowid, lang, *terms(analyze, c_title, c_heading, unpack(c_text)))
             for rowid, lang, title, heading, body, c_title, c_heading, c_text in rows]
+
+
+def completed(rows: Sequence[tuple]) -> Sequence[tuple]:
+    """``rows`` with every deferred row (:func:`term_rows`) derived: ``(rowid, lang, title,
+    heading, body)`` each."""
+    if not any(r[2] is None for r in rows):
+        return rows
+    return [r if r[2] is not None else (r[0], r[1], *terms(ANALYZERS[r[3]], *r[4])) for r in rows]
 
 
 def for_write(cur: sqlite3.Cursor, records: Sequence) -> str | None:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from chaja.stores import array_file, postings_helper, postings_in_order
+from chaja.stores import array_file, derived_terms, postings_helper, postings_in_order
 # the segment and its tokens, used here and named through this module by its callers
 from chaja.stores.postings_segment import (  # noqa: F401
     SLOT_MEMO, Segment, _assemble, _hash_order, _segment, fts_tokens, term_hash)
@@ -39,8 +39,9 @@ def build(rows: Iterable[tuple[int, str, str, str, str]]) -> Segment:
 
     Terms are numbered by their place in hash order, and every token gets a key
     ``(term·R + row)·3 + column``; one sort of the keys with their counts gives each
-    (term, row) posting and its frequency per column, already in the segment's order."""
-    rows = sorted(rows, key=lambda r: r[0])
+    (term, row) posting and its frequency per column, already in the segment's order. A row
+    whose terms are still to be derived is derived here (:func:`chaja.stores.derived_terms.completed`)."""
+    rows = sorted(derived_terms.completed(list(rows)), key=lambda r: r[0])
     n_rows = len(rows)
     lang_names: dict[str, int] = {}
     # a term's number is its place in first-seen order, given by C-level dict calls (a

@@ -76,8 +76,9 @@ def build_all(db: sqlite3.Connection, packing: TextPacking | None = None) -> pos
     :mod:`chaja.stores.derived_terms`), tokenised :data:`BUILD_BATCH` rows at a time."""
     packing = packing or TextPacking(db)
     page = derived_terms.rows_sql(db) + " WHERE c.rowid > ? ORDER BY c.rowid LIMIT ?"
+    # (rows to derive are derived by the process that builds their half of the page)
     return postings.build_paged(lambda last: derived_terms.term_rows(
-        db, db.execute(page, (last, BUILD_BATCH)).fetchall(), packing.unpack))
+        db, db.execute(page, (last, BUILD_BATCH)).fetchall(), packing.unpack, defer=True))
 
 
 class SqliteKeywordIndex:
