@@ -32,6 +32,18 @@ def term_rows(path: Path) -> int:
         return db.execute("SELECT count(*) FROM chunk_terms").fetchone()[0]
 
 
+def without_postings_file(pair, n: int) -> Path:
+    """The pair's stores given the same ``n`` documents and compacted, the deriving one closed
+    and its postings file removed (a cache: rebuilt from the chunks' own text); its path."""
+    derived, kept = pair
+    for store, made in ((derived, "bigram"), (kept, None)):
+        store.put_documents(batch(0, n, made))
+        store.compact(force=True, graphs=False)
+    derived.close()
+    Path(f"{derived.path}-keywords").unlink()
+    return derived.path
+
+
 @pytest.fixture
 def pair(tmp_path):
     """A store that derives its terms and one that keeps them, the same documents in each."""
@@ -61,15 +73,9 @@ def test_derived_terms_write_no_rows_and_search_as_kept_ones(pair):
 
 
 def test_a_rebuilt_postings_file_derives_every_row(pair):
-    derived, kept = pair
-    for store, made in ((derived, "bigram"), (kept, None)):
-        store.put_documents(batch(0, 30, made))
-        store.compact(force=True, graphs=False)
-    path = derived.path
-    derived.close()
-    Path(f"{path}-keywords").unlink()                     # a cache: rebuilt from the chunks' own text
+    path = without_postings_file(pair, 30)
     with SqliteStore(path) as again:
-        assert_same_lists(again, kept, rel=1e-12)
+        assert_same_lists(again, pair[1], rel=1e-12)
 
 
 def test_rows_another_writer_added_are_derived_by_a_reader(pair):
@@ -95,18 +101,12 @@ def test_terms_made_otherwise_are_kept_in_a_store_that_derives(pair):
 
 def test_packed_text_is_unpacked_to_derive(pair, monkeypatch):
     monkeypatch.setattr(text_packing, "TRAIN_AT", 300)
-    derived, kept = pair
-    for store, made in ((derived, "bigram"), (kept, None)):
-        store.put_documents(batch(0, 120, made))          # 360 chunks: the dictionaries are trained
-        assert store.get_meta(text_packing.META_KEY) is not None
-        store.compact(force=True, graphs=False)
-    with sqlite3.connect(derived.path) as db:
+    path = without_postings_file(pair, 120)               # 360 chunks: the dictionaries are trained
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT value FROM meta WHERE key = ?", (text_packing.META_KEY,)).fetchone()
         assert all(isinstance(t, bytes) for (t,) in db.execute("SELECT text FROM chunks WHERE length(text) > 200"))
-    path = derived.path
-    derived.close()
-    Path(f"{path}-keywords").unlink()
     with SqliteStore(path) as again:
-        assert_same_lists(again, kept, rel=1e-12)
+        assert_same_lists(again, pair[1], rel=1e-12)
 
 
 def test_a_write_that_rolls_back_records_no_analyser(tmp_path):
@@ -202,13 +202,7 @@ def test_a_comparison_stopped_midway_leaves_rows_kept_or_dropped_and_the_next_on
 def test_a_helper_process_derives_its_half_of_a_rebuilt_page(pair, monkeypatch):
     from chaja.stores import postings, postings_helper
 
-    derived, kept = pair
-    for store, made in ((derived, "bigram"), (kept, None)):
-        store.put_documents(batch(0, 40, made))
-        store.compact(force=True, graphs=False)
-    path = derived.path
-    derived.close()
-    Path(f"{path}-keywords").unlink()
+    path = without_postings_file(pair, 40)
     monkeypatch.setattr(postings, "HELPER_MIN_ROWS", 50)    # the 120 rows' page is split with a helper
     answered = []
     real_result = postings_helper.Helper.result
@@ -219,5 +213,5 @@ def test_a_helper_process_derives_its_half_of_a_rebuilt_page(pair, monkeypatch):
         return segment
     monkeypatch.setattr(postings_helper.Helper, "result", result)
     with SqliteStore(path) as again:
-        assert_same_lists(again, kept, rel=1e-12)
+        assert_same_lists(again, pair[1], rel=1e-12)
     assert answered == [60]                                  # the helper built (and derived) its half
