@@ -35,7 +35,8 @@ def read_pool(sources: list[Path]) -> list[dict]:
                                " ('dim', 'aligned_dim', 'index.analyzer', 'terms.derived')"))
         dims = {k: int(meta[k]) for k in ("dim", "aligned_dim") if k in meta}
         # the analysed terms: chunk_terms since schema 7, an FTS5 table before; a chunk without
-        # its row has terms its store's analyser makes again from its own columns
+        # its row has terms its store's analyser makes again from its own columns (as
+        # chaja.stores.derived_terms.terms does, written out: the benchmark also runs older chajas)
         terms = "chunk_terms" if db.execute("SELECT 1 FROM sqlite_schema WHERE name = 'chunk_terms'").fetchone() \
             else "chunks_fts"
         derive = ANALYZERS[meta.get("terms.derived", "bigram")]

@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 
 from chaja.analysis import ANALYZERS, Analyzer
+from chaja.stores.sqlite_in import select_in
 
 META_KEY = "terms.derived"
 #: the analysers whose terms a store derives again rather than keeps
@@ -50,10 +51,14 @@ def name_of(analyzer: Callable) -> str | None:
     return next((name for name in DERIVABLE if ANALYZERS[name] is analyzer), None)
 
 
+def _meta(db: sqlite3.Connection | sqlite3.Cursor, key: str) -> str | None:
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return None if row is None else row[0]
+
+
 def store_analyser(db: sqlite3.Connection | sqlite3.Cursor) -> str | None:
     """The analyser this store derives unwritten terms with (None: it keeps every chunk's)."""
-    row = db.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
-    return row[0] if row else None
+    return _meta(db, META_KEY)
 
 
 def analyser(db: sqlite3.Connection | sqlite3.Cursor) -> Analyzer | None:
@@ -86,6 +91,11 @@ def term_rows(db: sqlite3.Connection | sqlite3.Cursor, rows: Sequence[tuple], un
             for rowid, lang, title, heading, body, c_title, c_heading, c_text in rows]
 
 
+def rows_at(db: sqlite3.Connection | sqlite3.Cursor, rowids: Sequence[int], unpack: Callable) -> list[tuple]:
+    """:func:`term_rows` of the chunks ``rowids`` (those the store holds)."""
+    return term_rows(db, select_in(db, rows_sql(db) + " WHERE c.rowid IN ({marks})", list(rowids)), unpack)
+
+
 def completed(rows: Sequence[tuple]) -> Sequence[tuple]:
     """``rows`` with every deferred row (:func:`term_rows`) derived: ``(rowid, lang, title,
     heading, body)`` each."""
@@ -112,11 +122,6 @@ def for_write(cur: sqlite3.Cursor, records: Sequence) -> str | None:
 CHECKED_KEY = "terms.checked_through"
 #: rows compared and dropped in one transaction
 BATCH = 20_000
-
-
-def _meta(db: sqlite3.Connection | sqlite3.Cursor, key: str) -> str | None:
-    row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-    return None if row is None else row[0]
 
 
 def _size(*values) -> int:
@@ -152,7 +157,7 @@ def drop_kept(db: sqlite3.Connection, unpack: Callable,
     lo = int(_meta(db, CHECKED_KEY) or 0)
     last = db.execute("SELECT max(rowid) FROM chunk_terms").fetchone()[0] or 0
     if progress is not None:
-        progress(f"dropping the keyword rows {name} terms make again (rowids {lo + 1:,}–{last:,})")
+        progress(f"dropping the keyword rows the {name} analyser makes again (rowids {lo + 1:,}–{last:,})")
     freed = 0
     while lo < last:
         hi = min(lo + BATCH, last)

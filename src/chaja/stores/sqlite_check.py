@@ -20,7 +20,6 @@ damaged (the next ``chaja index`` of their files stores them whole again).
 """
 from __future__ import annotations
 
-import json
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -168,9 +167,8 @@ def repair(cur: sqlite3.Cursor, analyzer, delete_document) -> list[str]:
         " LEFT JOIN chunk_terms f ON f.rowid = c.rowid WHERE f.rowid IS NULL").fetchall()
     packing = TextPacking(cur.connection)
     for rowid, cid, title, heading, text in missing:
-        path, text = " ".join(json.loads(heading)), packing.unpack(text)
         cur.execute("INSERT INTO chunk_terms (rowid, title, heading, body) VALUES (?,?,?,?)",
-                    (rowid, " ".join(analyzer(title)), " ".join(analyzer(path)), " ".join(analyzer(text))))
+                    (rowid, *derived_terms.terms(analyzer, title, heading, packing.unpack(text))))
         done.append(f"wrote the keyword row of chunk {cid!r}")
     if missing:
         sqlite_keywords.log_added(cur, [r[0] for r in missing])

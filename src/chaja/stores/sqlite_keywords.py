@@ -34,7 +34,6 @@ from chaja.stores import derived_terms, postings, sqlite_errors
 from chaja.stores.bm25_segments import SegmentedBM25
 from chaja.stores.postings_feed import PostingsFeed
 from chaja.stores.row_codes import CodedRows
-from chaja.stores.sqlite_in import select_in
 from chaja.stores.text_packing import TextPacking
 
 LOG_SCHEMA = """
@@ -64,11 +63,6 @@ def last_entry(cur: sqlite3.Cursor) -> int:
 
 #: rows tokenised at a time when the postings are built from every row
 BUILD_BATCH = 50_000
-
-
-def _term_rows(db: sqlite3.Connection, rowids: list[int], packing: TextPacking) -> list[tuple]:
-    rows = select_in(db, derived_terms.rows_sql(db) + " WHERE c.rowid IN ({marks})", rowids)
-    return derived_terms.term_rows(db, rows, packing.unpack)
 
 
 def build_all(db: sqlite3.Connection, packing: TextPacking | None = None) -> postings.Segment:
@@ -133,7 +127,7 @@ class SqliteKeywordIndex:
         fed = self.feed.take(self.db, pruned, ops)
         if not fed:
             return build_all(self.db, self.packing) if rowids is None else \
-                postings.build(_term_rows(self.db, rowids, self.packing))
+                postings.build(derived_terms.rows_at(self.db, rowids, self.packing.unpack))
         if rowids is None and self.db.execute("SELECT count(*) FROM chunks").fetchone()[0] == sum(
                 int(alive.sum()) for _, alive in fed):
             return postings.merge(fed)          # every row the store holds is a row fed (each of those it holds)
@@ -143,7 +137,7 @@ class SqliteKeywordIndex:
         held = np.concatenate([seg.rowids[alive] for seg, alive in parts])
         rest = np.setdiff1d(wanted, held).tolist()
         if rest:
-            built = postings.build(_term_rows(self.db, rest, self.packing))
+            built = postings.build(derived_terms.rows_at(self.db, rest, self.packing.unpack))
             parts.append((built, np.ones(built.n_rows, dtype=bool)))
         return postings.merge(parts)
 

@@ -174,10 +174,10 @@ class ChunkReads:
 
     def chunk_terms(self, ids: list[str]) -> dict[str, set[str]]:
         """Each listed chunk's terms, kept or derived again (:mod:`chaja.stores.derived_terms`)."""
-        rows = select_in(self._db, derived_terms.rows_sql(self._db).replace(
-            "SELECT c.rowid,", "SELECT c.id,") + " WHERE c.id IN ({marks})", ids)
-        return {cid: set(f"{t} {h} {b}".split())
-                for cid, _, t, h, b in derived_terms.term_rows(self._db, rows, self.text_packing.unpack)}
+        rowid_of = self._rowids_of(list(dict.fromkeys(ids)))
+        id_at = {r: c for c, r in rowid_of.items()}
+        return {id_at[rowid]: set(f"{t} {h} {b}".split())
+                for rowid, _, t, h, b in derived_terms.rows_at(self._db, id_at, self.text_packing.unpack)}
 
     def fingerprints(self) -> dict[str, str]:
         return dict(self._db.execute("SELECT id, fingerprint FROM documents"))
