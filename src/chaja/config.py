@@ -75,6 +75,7 @@ class SearchConfig:
     heading_list: bool = True           # extra vector list over heading vectors (when the store has them)
     aligned_list: bool = True           # aligned-encoder vectors of the passages (when the store has them)
     aligned_heading_list: bool = True   # aligned-encoder vectors of the section names (title before any heading)
+    heading_list_words: int = 5         # hybrid search, calibrated fusion: the two section-name lists are searched for a query of at most this many content words; a longer one takes its candidates from the other lists, and the section names still count for every candidate (0: never searched)
     list_weights: dict[str, float] = field(default_factory=dict)  # fusion weight per list name (default 1)
     calibrated_weights: dict[str, float] = field(default_factory=lambda: {
         "vector": 1.0, "heading": 0.25, "aligned": 0.5, "aligned_heading": 0.5, "keyword": 8.0})  # calibrated fusion
@@ -139,6 +140,7 @@ REQUEST_SETTINGS = [
     "mode", "fusion", "rrf_k", "normalization", "query_terms", "gate", "gate_share", "title_weight",
     "heading_weight", "reserved_keyword_share", "title_path", "title_slot", "source_weights", "half_life_days",
     "now", "chunk_cap", "language_projection", "heading_list", "aligned_list", "aligned_heading_list",
+    "heading_list_words",
     "cross_language_keyword", "cross_language_vector", "list_weights", "calibrated_weights", "multipart",
     "translated_keyword", "translation_threshold", "feedback_weight", "feedback_depth", "feedback_limit",
     "keyword_hold", "keyword_floor", "keyword_share_power", "other_language_keep", "other_language_yield",
@@ -281,6 +283,7 @@ def parse_reranker(spec: object) -> tuple[str, str]:
 BOUNDS = {
     "index.chunk_chars": (50, 100_000), "index.chunk_min_chars": (0, 100_000), "index.read_timeout_s": (0, None),
     "search.top_k": (1, 1000), "search.candidates": (1, 10_000), "search.side_candidates": (1, 10_000),
+    "search.heading_list_words": (0, 10_000),
     "search.rrf_k": (0, None),
     "search.gate_depth": (1, 10_000), "search.gate_share": (0, 1), "search.title_weight": (0, None),
     "search.heading_weight": (0, None), "search.reserved_keyword_share": (0, 1), "search.chunk_cap": (0, None),

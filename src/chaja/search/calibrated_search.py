@@ -5,7 +5,7 @@ the keyword and translated keyword evidence, and the feedback borrowed from the
 query's own language (:mod:`chaja.search.feedback`)."""
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -63,13 +63,16 @@ def candidate_cosines(s: Searcher, ids: list[str], asked: list[tuple[np.ndarray,
 
 def calibrated_fusion(s: Searcher, lists: dict[str, list[Hit]], queries: dict[str, np.ndarray | None],
                       shares: dict[str, float], qlang: str,
-                      translated: dict[str, float] | None = None, mixed_korean: bool = False) -> tuple[list, float]:
+                      translated: dict[str, float] | None = None, mixed_korean: bool = False,
+                      scored_only: Sequence[str] = ()) -> tuple[list, float]:
     """The fused list and g(q) of one query's lists. ``queries``: vector field → the
     query vector that searches it; ``shares``: chunk → share of the query's terms it
     holds, for the keyword-like lists; ``translated``: K_T of the chunks of the
     translated keyword lists; ``mixed_korean``: the query is Korean and names Latin-script
     terms, so the keyword list's best hit, when it is a Korean chunk, holds g(q) up by the
-    share of the query's terms it holds (:func:`chaja.search.calibrated.held_share`)."""
+    share of the query's terms it holds (:func:`chaja.search.calibrated.held_share`);
+    ``scored_only``: vector lists the search did not walk whose fields still count as evidence
+    (:func:`chaja.search.lists.unwalked`)."""
     cfg = s.cfg
     keyword, title = lists.get("keyword", []), lists.get("title", [])
     if not any(lists.get(m) for m in FIELD_OF_LIST):
@@ -79,9 +82,9 @@ def calibrated_fusion(s: Searcher, lists: dict[str, list[Hit]], queries: dict[st
         for cid, r in ranks(hits).items():
             best[cid] = min(best.get(cid, r), r)
     candidates = sorted(best)
-    # a list that is off (or found nothing) adds neither candidates nor evidence
+    # a list that is off (or found nothing) adds neither candidates nor evidence; one not walked adds evidence
     weights = {FIELD_OF_LIST[m]: w for m, w in cfg.calibrated_weights.items()
-               if m in FIELD_OF_LIST and w and lists.get(m)}
+               if m in FIELD_OF_LIST and w and (lists.get(m) or m in scored_only)}
     needed = set(weights) | {PARTNER[f] for f in weights if f in PARTNER}
     asked = [(f, queries.get(f), s.background.get(f)) for f in sorted(needed)]
     asked = [(f, q, stats) for f, q, stats in asked if q is not None and stats is not None]

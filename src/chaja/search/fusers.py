@@ -45,7 +45,8 @@ def _calibrated(s: Searcher, ctx: QueryContext, lists: dict[str, list[Hit]], got
     # holds g(q) up, since those words pull its vector toward English pages (chaja.search.calibrated.held_share)
     mixed_korean = ctx.qlang == "ko" and len(script_groups(ctx.terms)) == 2
     fused, signals["keyword_share"] = calibrated_fusion(s, lists, queries, shares, ctx.qlang,
-                                                        translated_values(s, got.translated), mixed_korean)
+                                                        translated_values(s, got.translated), mixed_korean,
+                                                        scored_only=got.scored_only)
     return fused
 
 

@@ -2,7 +2,8 @@
 
 :func:`gather` asks the store for the vector lists in one call (the SQLite store walks
 its graphs side by side) and runs the keyword lists (the query's terms, and its words
-in translation) in the calling thread meanwhile. After the keyword gate,
+in translation) in the calling thread meanwhile; a long question does not walk the
+section-name lists (:func:`unwalked`). After the keyword gate,
 :func:`candidate_lists` names every list the settings call for, in this order (the
 order fusion sums in):
 
@@ -15,12 +16,13 @@ Each entry of :data:`LISTS` is a small function ``(searcher, context, gathered) 
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from chaja.documents import Hit
 from chaja.search.context import QueryContext
+from chaja.search.query import content_words
 from chaja.search.stage_costs import timed
 
 if TYPE_CHECKING:
@@ -37,6 +39,27 @@ class Gathered:
     title: list[Hit] = field(default_factory=list)
     coverage: float = 0.0                          # the gate's measure
     keyword_used: bool = False                     # the gate kept the keyword list
+    scored_only: tuple[str, ...] = ()              # section-name lists not walked, whose fields fusion still scores
+
+
+#: the lists of section names, of each encoder (:func:`unwalked`)
+SECTION_LISTS = ("heading", "aligned_heading")
+
+
+def unwalked(s: Searcher, ctx: QueryContext, requests: Mapping[str, object]) -> tuple[str, ...]:
+    """The section-name lists of ``requests`` this query does not walk: in a hybrid search
+    with calibrated fusion, those of a query of more than ``search.heading_list_words``
+    content words (all of them at 0). A section name is a few words; a longer question is
+    matched against passages and keywords, and calibrated fusion still scores every
+    candidate in the section-name fields, so these lists only add candidates. Not walking
+    them for any question changed the React and Vue natural dev splits (2-20 content words
+    a question) by -0.001 each, and cost the React heading questions (1-5 words for nine
+    in ten) -0.004 beyond noise, all of it from questions of 1-7 words (docs/scale.md)."""
+    cfg = s.cfg
+    limit = cfg.heading_list_words
+    if cfg.mode != "hybrid" or cfg.fusion != "calibrated" or (limit and len(content_words(ctx.text)) <= limit):
+        return ()
+    return tuple(name for name in SECTION_LISTS if name in requests)
 
 
 def gather(s: Searcher, ctx: QueryContext) -> Gathered:
@@ -50,8 +73,11 @@ def gather(s: Searcher, ctx: QueryContext) -> Gathered:
         side["keyword"] = timed("lists: keyword", s.keyword_list, ctx.terms, ctx.n, where=ctx.where) \
             if cfg.mode != "vector" else []
         side["translated"] = timed("lists: translated", s.translated_lists, ctx.carried, ctx.n, ctx.where)
-    found = timed("lists: vector (keyword beside)", s.vector_lists, s.vector_requests(ctx.qv, ctx.qa), ctx.n,
-                  ctx.where, meanwhile=keyword_lists)
+    requests = s.vector_requests(ctx.qv, ctx.qa)
+    skipped = unwalked(s, ctx, requests)
+    found = timed("lists: vector (keyword beside)", s.vector_lists,
+                  {name: r for name, r in requests.items() if name not in skipped}, ctx.n, ctx.where,
+                  meanwhile=keyword_lists)
     if "vector" in found:
         vector = found.pop("vector")
     else:           # language centering merges per-language lists (or no vectors at all)
@@ -60,7 +86,7 @@ def gather(s: Searcher, ctx: QueryContext) -> Gathered:
     coverage = s.coverage(ctx.terms, keyword, ctx.terms_of)
     used = bool(keyword) and (not cfg.gate or not vector or coverage >= cfg.gate_share)
     got = Gathered(keyword=keyword, vector=vector, vectors=found, translated=side["translated"],
-                   coverage=coverage, keyword_used=used)
+                   coverage=coverage, keyword_used=used, scored_only=skipped)
     if cfg.title_path or cfg.title_slot:
         got.title = s.keyword_list(ctx.terms, ctx.n, field="title", where=ctx.where)
     return got
