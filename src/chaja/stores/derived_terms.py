@@ -62,12 +62,21 @@ def store_analyser(db: sqlite3.Connection | sqlite3.Cursor) -> str | None:
 
 
 def analyser(db: sqlite3.Connection | sqlite3.Cursor) -> Analyzer | None:
-    name = store_analyser(db)
+    """The analyser this store derives unwritten terms with (None: it keeps every chunk's)."""
+    return _derivable(store_analyser(db))
+
+
+def _derivable(name: str | None) -> Analyzer | None:
     if name is None:
         return None
     if name not in DERIVABLE:
         raise ValueError(f"this store's terms were made by the analyser {name!r}, which this chaja cannot derive")
     return ANALYZERS[name]
+
+
+def _record(cur: sqlite3.Cursor, name: str) -> None:
+    """Record, in ``cur``'s transaction, that the store derives unwritten terms with ``name``."""
+    cur.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (META_KEY, name))
 
 
 def terms(analyze: Analyzer, title: str, heading_json: str, text: str) -> tuple[str, str, str]:
@@ -84,7 +93,7 @@ def term_rows(db: sqlite3.Connection | sqlite3.Cursor, rows: Sequence[tuple], un
     comes back as ``(rowid, lang, None, analyser name, (title, heading JSON, text))``, for
     :func:`completed` in the process that builds its postings (a helper builds half)."""
     name = store_analyser(db) if any(r[2] is None for r in rows) else None
-    analyze = analyser(db) if name is not None else None
+    analyze = _derivable(name)
     return [(rowid, lang, title, heading, unpack(body, "terms")) if title is not None else
             (rowid, lang, None, name, (c_title, c_heading, unpack(c_text))) if defer else
             (rowid, lang, *terms(analyze, c_title, c_heading, unpack(c_text)))
@@ -113,7 +122,7 @@ def for_write(cur: sqlite3.Cursor, records: Sequence) -> str | None:
         made = {r.terms_from for r in records}
         name = next((n for n in DERIVABLE if n in made), None)
         if name is not None:
-            cur.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (META_KEY, name))
+            _record(cur, name)
     return name
 
 
@@ -168,7 +177,7 @@ def drop_kept(db: sqlite3.Connection, unpack: Callable,
             same = [(rowid, _size(title, heading, body)) for rowid, title, heading, body, *chunk in rows
                     if (title, heading, unpack(body, "terms")) == terms(analyze, chunk[0], chunk[1], unpack(chunk[2]))]
             if same and store_analyser(cur) is None:
-                cur.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (META_KEY, name))
+                _record(cur, name)
             cur.executemany("DELETE FROM chunk_terms WHERE rowid = ?", [(rowid,) for rowid, _ in same])
             cur.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (CHECKED_KEY, str(hi)))
             freed += sum(size for _, size in same)

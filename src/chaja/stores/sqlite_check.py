@@ -113,10 +113,10 @@ def faults(db: sqlite3.Connection, known_schema: int, limit: int = 50) -> list[s
     for (cid,) in db.execute("SELECT c.id FROM chunks c LEFT JOIN documents d ON d.id = c.doc_id"
                              " WHERE d.id IS NULL LIMIT ?", (limit,)):
         out.append(f"chunk {cid!r}: its document is missing")
-    for (cid,) in [] if derived_terms.store_analyser(db) else db.execute(
-            "SELECT c.id FROM chunks c LEFT JOIN chunk_terms f ON f.rowid = c.rowid WHERE f.rowid IS NULL LIMIT ?",
-            (limit,)):
-        out.append(f"chunk {cid!r}: no keyword row")      # (a store that derives terms keeps few rows)
+    if derived_terms.store_analyser(db) is None:     # (a store that derives its terms keeps few rows)
+        for (cid,) in db.execute("SELECT c.id FROM chunks c LEFT JOIN chunk_terms f ON f.rowid = c.rowid"
+                                 " WHERE f.rowid IS NULL LIMIT ?", (limit,)):
+            out.append(f"chunk {cid!r}: no keyword row")
     for (rowid,) in db.execute("SELECT f.rowid FROM chunk_terms f LEFT JOIN chunks c ON c.rowid = f.rowid"
                                " WHERE c.rowid IS NULL LIMIT ?", (limit,)):
         out.append(f"keyword row {rowid}: no chunk")
@@ -162,9 +162,10 @@ def repair(cur: sqlite3.Cursor, analyzer, delete_document) -> list[str]:
         cur.execute("INSERT INTO keyword_log (row, added) VALUES (?, 0)", (rowid,))
         cur.execute("DELETE FROM chunk_terms WHERE rowid = ?", (rowid,))
         done.append(f"removed keyword row {rowid} (no chunk)")
-    missing = [] if derived_terms.store_analyser(cur) else cur.execute(
-        "SELECT c.rowid, c.id, c.title, c.heading, c.text FROM chunks c"
-        " LEFT JOIN chunk_terms f ON f.rowid = c.rowid WHERE f.rowid IS NULL").fetchall()
+    missing = []
+    if derived_terms.store_analyser(cur) is None:    # (a chunk of a store that derives its terms needs no row)
+        missing = cur.execute("SELECT c.rowid, c.id, c.title, c.heading, c.text FROM chunks c"
+                              " LEFT JOIN chunk_terms f ON f.rowid = c.rowid WHERE f.rowid IS NULL").fetchall()
     packing = TextPacking(cur.connection)
     for rowid, cid, title, heading, text in missing:
         cur.execute("INSERT INTO chunk_terms (rowid, title, heading, body) VALUES (?,?,?,?)",
