@@ -9,6 +9,7 @@ import pytest
 from chaja import meta_arrays
 from chaja.encoders.aligned import UseM3Encoder
 from chaja.search import lexicon
+from chaja.search.word_codes import WordRows
 
 
 class Counting:
@@ -73,15 +74,16 @@ def test_counts_keep_words_seen_twice_most_frequent_first(use, monkeypatch):
     assert "reset" not in lex.words["en"]              # seen once
     assert all(counts["en"][w] >= lexicon.MIN_COUNT for w in lex.words["en"])
     for lang in lex.languages:
-        assert lex.vectors[lang].shape == (len(lex.words[lang]), 512)
-        np.testing.assert_allclose(np.linalg.norm(lex.vectors[lang], axis=1), 1.0, atol=1e-5)   # as kept: unit rows
-        assert lex.vectors[lang].dtype == np.float32
-        step = np.abs(lex.vectors[lang]).max(axis=1, keepdims=True) / 127     # int8 codes, one scale a row
-        codes = lex.vectors[lang] / step
+        assert isinstance(lex.vectors[lang], WordRows)       # int8 codes, one scale a row, as a decoded lexicon
+        floats = np.asarray(lex.vectors[lang])
+        assert floats.shape == (len(lex.words[lang]), 512) and floats.dtype == np.float32
+        np.testing.assert_allclose(np.linalg.norm(floats, axis=1), 1.0, atol=1e-5)   # as kept: unit rows
+        step = np.abs(floats).max(axis=1, keepdims=True) / 127
+        codes = floats / step
         np.testing.assert_allclose(codes, np.rint(codes), atol=1e-3)
         raw = use.encode_passages(lex.words[lang][:5])
         raw /= np.linalg.norm(raw, axis=1, keepdims=True)
-        assert np.all(np.sum(raw * lex.vectors[lang][:5], axis=1) > 0.999)    # within rounding of the encoder's
+        assert np.all(np.sum(raw * floats[:5], axis=1) > 0.999)    # within rounding of the encoder's
 
 
 def test_a_korean_word_is_carried_to_its_english_translation(use):
@@ -105,6 +107,13 @@ def test_a_rebuild_encodes_only_new_words(use):
     second = lexicon.build(more, counting, previous=first)
     assert counting.seen == ["cache", "data", "keeps"]        # a small sample keeps words seen once
     assert "cache" in second.words["en"]
+    for lang, ws in first.words.items():        # a known word keeps its codes and scale exactly
+        rows = [second.words[lang].index(w) for w in ws]
+        assert np.array_equal(second.vectors[lang].codes[rows], first.vectors[lang].codes)
+        assert np.array_equal(second.vectors[lang].scales[rows], first.vectors[lang].scales)
+    fresh = lexicon.build(more, use)            # and the same codes as a lexicon built from nothing
+    for lang, ws in second.words.items():
+        assert fresh.words[lang] == ws and np.array_equal(fresh.vectors[lang].codes, second.vectors[lang].codes)
 
 
 def test_round_trip_through_the_stores_meta(use):
@@ -273,7 +282,7 @@ def test_a_lexicon_recorded_with_float16_vectors_still_reads(use):
     raw = json.loads(lexicon.encode(lex))
     for lang, entry in raw.items():
         entry.pop("codes"), entry.pop("scales")
-        entry["vectors"] = base64.b64encode(lex.vectors[lang].astype(np.float16).tobytes()).decode()
+        entry["vectors"] = base64.b64encode(np.asarray(lex.vectors[lang]).astype(np.float16).tobytes()).decode()
     older = json.dumps(raw, ensure_ascii=False)
     got = lexicon.decode(older)
     assert got is not None and got.words == lex.words
@@ -281,6 +290,11 @@ def test_a_lexicon_recorded_with_float16_vectors_still_reads(use):
         np.testing.assert_allclose(got.vectors[lang], lex.vectors[lang], atol=1e-3)
     assert got.translate_words(["상태"], {"상태": got.vector_of("상태")}, "en", 0.7) == ["state"]
     assert len(lexicon.encode(lex)) < 0.6 * len(older)
+    counting = Counting(use)            # rebuilt from it: its words' codes from its float rows, none encoded
+    again = lexicon.build(TEXTS, counting, previous=got)
+    assert counting.seen == [] and again.words == lex.words
+    for lang in lex.languages:
+        np.testing.assert_allclose(np.asarray(again.vectors[lang]), np.asarray(lex.vectors[lang]), atol=2e-2)
 
 
 def test_a_lexicon_built_without_its_tables_gets_the_same_ones_later(use):

@@ -5,7 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from chaja.search.word_codes import BLOCK, WordRows, as_kept, row_codes
+from chaja.search.word_codes import BLOCK, WordRows, row_codes
+
+
+def as_kept(mat: np.ndarray) -> np.ndarray:
+    """``mat`` as its codes give it back, in float32."""
+    return np.asarray(WordRows(*row_codes(mat)))
 
 
 def unit_rows(n: int, dim: int, seed: int = 0) -> np.ndarray:

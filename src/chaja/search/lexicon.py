@@ -120,9 +120,19 @@ class Lexicon:
     def languages(self) -> list[str]:
         return sorted(lang for lang, ws in self.words.items() if ws)
 
-    def known(self) -> dict[str, np.ndarray]:
-        """word → vector, over every language (to reuse when the lexicon is rebuilt)."""
-        return {w: self.vectors[lang][i] for lang, ws in self.words.items() for i, w in enumerate(ws)}
+    def known(self) -> dict[str, tuple[np.ndarray, np.ndarray, int]]:
+        """word → (codes, scales, row): where its vector's int8 codes and scale lie, over every
+        language (to reuse when the lexicon is rebuilt: :func:`build`). A lexicon held as
+        float rows (recorded before the codes) gives the codes of its unit rows."""
+        out: dict[str, tuple[np.ndarray, np.ndarray, int]] = {}
+        for lang, ws in self.words.items():
+            if not ws:
+                continue
+            m = self.vectors[lang]
+            codes, scales = (m.codes, m.scales) if isinstance(m, word_codes.WordRows) else \
+                word_codes.row_codes(_unit_rows(np.array(m, dtype=np.float32)))
+            out.update((w, (codes, scales, i)) for i, w in enumerate(ws))
+        return out
 
     def remember(self, found: dict[tuple[str, str, float], str | None]) -> None:
         """Keep translations for the next search (all forgotten once there are too many)."""
@@ -184,7 +194,10 @@ def build(texts: Iterable[tuple[str, str]], encoder, previous: Lexicon | None = 
     """The lexicon of ``(lang, text)`` pairs, new words encoded with ``encoder`` (the aligned
     encoder), known ones taken from ``previous``; without its nearest-word tables where
     ``tables`` is False (a bulk load: :func:`with_tables` adds them later, and until then
-    every query word is scanned for, with the same answers)."""
+    every query word is scanned for, with the same answers). A word's vector is kept as the
+    int8 codes of its unit vector (:mod:`chaja.search.word_codes`); a known word's codes are
+    copied, not decoded and quantised again: the codes of a row its codes give back are the
+    same codes."""
     known = previous.known() if previous is not None else {}
     words: dict[str, list[str]] = {}
     texts = list(texts)
@@ -195,15 +208,25 @@ def build(texts: Iterable[tuple[str, str]], encoder, previous: Lexicon | None = 
     missing = sorted({w for ws in words.values() for w in ws if w not in known})
     for at in range(0, len(missing), ENCODE_BATCH):
         batch = missing[at:at + ENCODE_BATCH]
-        for w, v in zip(batch, encoder.encode_passages(batch)):
-            known[w] = v
-    vectors = {}
+        codes, scales = word_codes.row_codes(_unit_rows(np.array(encoder.encode_passages(batch), dtype=np.float32)))
+        known.update((w, (codes, scales, i)) for i, w in enumerate(batch))
+    vectors: dict[str, np.ndarray | word_codes.WordRows] = {}
     for lang, ws in words.items():
-        mat = np.stack([np.asarray(known[w], dtype=np.float32) for w in ws]) if ws else np.zeros((0, 0), np.float32)
-        if mat.size:
-            mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-12)
-        vectors[lang] = word_codes.as_kept(mat)                       # as the store keeps them (encode)
-    return Lexicon(words, vectors, nearest_words.tables(words, vectors, previous) if tables else {})
+        at = [known[w] for w in ws]
+        vectors[lang] = word_codes.WordRows(np.stack([c[i] for c, _, i in at]),
+                                            np.array([s[i] for _, s, i in at], dtype=np.float32)) \
+            if ws else np.zeros((0, 0), np.float32)
+    if not tables:
+        return Lexicon(words, vectors)
+    floats = {lang: np.asarray(m, dtype=np.float32) for lang, m in vectors.items()}     # as the store keeps them
+    return Lexicon(words, vectors, nearest_words.tables(words, floats, previous))
+
+
+def _unit_rows(mat: np.ndarray) -> np.ndarray:
+    """``mat``'s rows scaled to unit length, in place (a zero row stays zero)."""
+    if mat.size:
+        mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-12)
+    return mat
 
 
 def with_tables(lex: Lexicon) -> Lexicon:

@@ -3,8 +3,9 @@
 
 A row ``v`` is kept as ``c = round(127 · v / max_j |v_j|)`` and the scale ``s = 1 / |c|``
 that makes ``s · c`` a unit vector: a quarter of float32's bytes. The codes do not change
-when a row is scaled, so a row rebuilt from them (a word's vector reused by the next
-lexicon, normalised again) gets the same codes and scale: no drift. :class:`WordRows`
+when a row is scaled, so a row rebuilt from them and normalised again gets the same codes
+and scale: the next lexicon copies a known word's codes as they are, and that is what a
+rebuild would give (no drift). :class:`WordRows`
 holds them in memory and gives float32 rows on access (a process held 93 MB of float
 rows for the 100,000-chunk benchmark store's lexicon; the codes take 23 MB).
 """
@@ -40,12 +41,6 @@ def scaled_codes(mat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     :func:`row_codes` keeps unit rows)."""
     codes, peak = _peak_codes(mat)
     return codes, np.where(peak > 0, peak / LEVELS, 1.0).astype(np.float32)
-
-
-def as_kept(mat: np.ndarray) -> np.ndarray:
-    """``mat`` as its codes give it back, in float32."""
-    codes, scales = row_codes(mat)
-    return codes.astype(np.float32) * scales[:, None]
 
 
 class WordRows:
