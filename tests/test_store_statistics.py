@@ -10,6 +10,7 @@ from chaja import store_statistics
 from chaja.documents import Chunk, ChunkRecord, Document, Section
 from chaja.encoders.aligned import UseM3Encoder
 from chaja.search import lexicon
+from chaja.stores.base import sample_digests
 from chaja.stores.sqlite import SqliteStore
 
 TEXTS = [("ko", "컴포넌트의 상태를 초기화하려면 키를 바꿉니다."), ("ko", "서버 컴포넌트는 서버에서 실행됩니다."),
@@ -34,6 +35,71 @@ def store(tmp_path):
     s.put_documents(items)
     yield s
     s.close()
+
+
+def put(store, did: str, lang: str, text: str) -> None:
+    chunk = Chunk(id=f"{did}#0", doc_id=did, ordinal=0, title=did, heading_path=(), text=text, lang=lang)
+    store.put_documents([(Document(id=did, title=did, sections=[Section((), text)], lang=lang),
+                          [ChunkRecord(chunk, [did], [], text.split(), np.full(8, 0.1, np.float32))])])
+
+
+def sample_order(did: str) -> str:
+    return sample_digests([f"{did}#0"]).tobytes().hex()
+
+
+class Counting:
+    """lexicon.of_store, counting its calls."""
+
+    def __init__(self):
+        self.calls, self.real = 0, lexicon.of_store
+
+    def __call__(self, *args, **kwargs):
+        self.calls += 1
+        return self.real(*args, **kwargs)
+
+
+def test_a_lexicon_counted_over_the_same_sample_is_kept(store, use, monkeypatch):
+    """On a store larger than the lexicon's sample, an index run that writes no sampled
+    chunk keeps the recorded lexicon: the same sample gives the same lexicon, and counting
+    it again is most of the step. A new chunk inside the sample, or a sampled chunk whose
+    document changed, is counted again."""
+    monkeypatch.setattr(lexicon, "SAMPLE", 3)
+    counting = Counting()
+    monkeypatch.setattr(lexicon, "of_store", counting)
+    store_statistics.record_lexicon(store, use)
+    recorded, key = store.get_meta(lexicon.META_KEY), store.get_meta(store_statistics.SAMPLED)
+    assert counting.calls == 1 and key
+    cut = sorted(sample_order(f"d{i}") for i in range(len(TEXTS)))[2]       # the third sampled chunk's place
+    outside = next(f"x{i}" for i in range(100) if sample_order(f"x{i}") > cut)
+    inside = next(f"y{i}" for i in range(100) if sample_order(f"y{i}") < cut)
+    put(store, outside, "en", "Caching is outside the sample.")
+    store_statistics.record_lexicon(store, use)
+    assert counting.calls == 1 and store.get_meta(lexicon.META_KEY) == recorded
+    assert store.get_meta(store_statistics.SAMPLED) == key
+    assert counting.real(store, use).words == lexicon.decode(recorded).words     # what a count would give
+    put(store, inside, "en", "Hydration mismatches are inside it.")
+    store_statistics.record_lexicon(store, use)
+    assert counting.calls == 2 and store.get_meta(store_statistics.SAMPLED) != key
+    assert "hydration" in lexicon.decode(store.get_meta(lexicon.META_KEY)).words["en"]
+    sampled = min(((sample_order(f"d{i}"), i) for i in range(len(TEXTS))))[1]
+    lang, text = TEXTS[sampled]
+    put(store, f"d{sampled}", lang, text + " " + ("로딩 상태" if lang == "ko" else "Loading states."))
+    store_statistics.record_lexicon(store, use)
+    assert counting.calls == 3                                   # a sampled chunk's document changed
+    value = store.get_meta(lexicon.META_KEY)
+    store.set_meta(lexicon.META_KEY, value[:len(value) // 2])     # damaged: counted again, whatever the key
+    store_statistics.record_lexicon(store, use)
+    assert counting.calls == 4 and lexicon.decode(store.get_meta(lexicon.META_KEY)).words == lexicon.decode(value).words
+
+
+def test_a_deferred_lexicon_over_the_same_sample_gets_its_tables_without_a_count(store, use, monkeypatch):
+    counting = Counting()
+    monkeypatch.setattr(lexicon, "of_store", counting)
+    store_statistics.record_lexicon(store, use, tables=False)
+    assert store_statistics.tables_deferred(store)
+    store_statistics.record_lexicon(store, use)
+    assert counting.calls == 1 and not store_statistics.tables_deferred(store)
+    assert lexicon.decode(store.get_meta(lexicon.META_KEY)).nearest
 
 
 def test_a_bulk_loads_lexicon_waits_for_its_tables_and_gets_a_full_builds(store, use):
@@ -67,6 +133,7 @@ def test_a_bulk_load_stopped_between_the_mark_and_the_lexicon_still_gets_its_tab
     unmarked."""
     store_statistics.record_lexicon(store, use)
     before = store.get_meta(lexicon.META_KEY)
+    put(store, "d9", "en", "A new page about caching components.")     # a new sample: a count again
     real = store.set_meta
 
     def stopped(key, value):
@@ -79,6 +146,7 @@ def test_a_bulk_load_stopped_between_the_mark_and_the_lexicon_still_gets_its_tab
         store_statistics.record_lexicon(store, use, tables=False)
     monkeypatch.setattr(store, "set_meta", real)
     assert store_statistics.tables_deferred(store) and store.get_meta(lexicon.META_KEY) == before
+    assert store.get_meta(store_statistics.SAMPLED) == ""        # cleared first: the old sample's key is gone
     assert store_statistics.complete_lexicon(store) and not store_statistics.tables_deferred(store)
     assert lexicon.decode(store.get_meta(lexicon.META_KEY)).nearest
 

@@ -401,6 +401,32 @@ def test_chunk_sample_returns_stored_chunks_in_sample_order(store, build):
     assert store.vector_sample(10).shape[0] == 2
 
 
+def test_sample_fingerprint_follows_what_the_sample_reads(store, build):
+    """Equal while no sampled chunk is written; a sampled chunk's document changed (its text,
+    same ids), a chunk new in the sample, or one gone from it, each change it; a chunk that
+    falls outside the sample does not. No text is read to take it."""
+    from chaja.stores.base import sample_order
+    d, r = build.make_doc("s", "문서", ["하나", "둘", "셋", "넷"])
+    store.put_document(d, r)
+    first = store.sample_fingerprint(2)
+    assert first == store.sample_fingerprint(2) and first != store.sample_fingerprint(3)
+    cut = sorted(sample_order(x.chunk.id) for x in r)[1]
+    outside = next(f"o{i}" for i in range(200) if sample_order(f"o{i}#0") > cut)
+    e, q = build.make_doc(outside, "밖", ["다섯"])
+    store.put_document(e, q)
+    assert store.sample_fingerprint(2) == first
+    d2, r2 = build.make_doc("s", "문서", ["하나 더", "둘", "셋", "넷"])     # the same chunk ids, a new text
+    store.put_document(d2, r2)
+    changed = store.sample_fingerprint(2)
+    assert changed != first
+    inside = next(f"i{i}" for i in range(200) if sample_order(f"i{i}#0") < cut)
+    f, t = build.make_doc(inside, "안", ["여섯"])
+    store.put_document(f, t)
+    assert store.sample_fingerprint(2) != changed
+    store.delete_document(inside)
+    assert store.sample_fingerprint(2) == changed
+
+
 def test_chunk_languages_and_documents(store, build):
     d, r = build.make_doc("ko-doc", "문서", ["하나", "둘"])
     e, q = build.make_doc("en-doc", "Doc", ["one"], lang="en")

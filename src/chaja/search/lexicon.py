@@ -42,6 +42,9 @@ from chaja.search.query import content_words, run_content_words
 from chaja.stores.id_rows import IdRows
 
 META_KEY = "index.lexicon"
+#: the counting rules' edition: raised when :func:`count_words` or the words it keeps change,
+#: so that a store's lexicon is counted again (:func:`chaja.store_statistics.sample_key`)
+RULES = 1
 SAMPLE = 20_000       # chunks read to count words
 MIN_COUNT = 2         # a word seen fewer times in the sample is not in the lexicon ...
 SMALL_SAMPLE = 1000   # ... unless the sample holds fewer chunks than this: then every word is

@@ -8,7 +8,8 @@ a store must treat each term as a literal, so no user input can form query synta
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Sequence
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import ContextManager, Protocol, runtime_checkable
 
 import numpy as np
@@ -44,6 +45,16 @@ def sample_digests(ids: Sequence[str]) -> np.ndarray:
     """The md5 digest of each id (:func:`sample_order`'s, as bytes), as a ``uint8 [N, 16]`` array."""
     raw = b"".join(hashlib.md5(c.encode("utf-8")).digest() for c in ids)
     return np.frombuffer(raw, dtype=np.uint8).reshape(len(ids), 16)
+
+
+def sample_fingerprint(ids: Sequence[str], rows: Mapping[str, tuple]) -> str:
+    """The digest :meth:`Store.sample_fingerprint` gives: md5 over each sampled chunk id, in
+    sample order, and what ``rows`` holds for it (its language, section path, text length
+    and document fingerprint; None for a chunk gone meanwhile)."""
+    h = hashlib.md5()
+    for cid in ids:
+        h.update(json.dumps([cid, rows.get(cid)], ensure_ascii=False).encode("utf-8"))
+    return h.hexdigest()
 
 
 def first_by_digest(digests: np.ndarray, n: int) -> np.ndarray:
@@ -165,6 +176,12 @@ class Store(Protocol):
     def chunk_sample(self, n: int) -> list[Chunk]:
         """At most ``n`` stored chunks, the first ``n`` by :func:`sample_order` (the words of
         the translation lexicon, :mod:`chaja.search.lexicon`, are counted over them)."""
+        ...
+
+    def sample_fingerprint(self, n: int) -> str:
+        """A digest of what :meth:`chunk_sample` of ``n`` would read, taken without reading
+        the text: equal digests, the same sample (the lexicon it counts need not be built
+        again: :func:`chaja.store_statistics.record_lexicon`)."""
         ...
 
     def chunk_languages(self, ids: list[str]) -> dict[str, str]:

@@ -11,7 +11,7 @@ import numpy as np
 
 from chaja.documents import Chunk, DocumentInfo, Location, StoreStats
 from chaja.stores import derived_terms, sqlite_ann, sqlite_spool, sqlite_vectors
-from chaja.stores.base import StoreError, first_by_digest, sample_digests
+from chaja.stores.base import StoreError, first_by_digest, sample_digests, sample_fingerprint
 from chaja.stores.sorted_keys import positions
 from chaja.stores.sqlite_in import select_in
 from chaja.stores.sqlite_schema import VECTOR_FIELDS
@@ -101,6 +101,17 @@ class ChunkReads:
         for at in range(0, len(ids), 5000):
             found.update(self.chunks(ids[at:at + 5000]))
         return [found[i] for i in ids if i in found]
+
+    def sample_fingerprint(self, n: int) -> str:
+        """A digest of what :meth:`chunk_sample` of ``n`` reads: each sampled chunk's id,
+        language, section path and stored text length, with its document's fingerprint, in
+        sample order. Equal digests, the same sample (a chunk's text comes from its
+        document, whose fingerprint covers it), with no text read."""
+        ids = self._sample_rows("chunk", n)[1]
+        rows = {r[0]: r[1:] for r in select_in(
+            self._db, "SELECT c.id, c.lang, c.heading, length(c.text), d.fingerprint FROM chunks c"
+                      " JOIN documents d ON d.id = c.doc_id WHERE c.id IN ({marks})", ids)}
+        return sample_fingerprint(ids, rows)
 
     def _sample_rows(self, field: str, n: int) -> tuple[np.ndarray, list[str]]:
         """The rows of the field's matrix of its first ``n`` chunks by :func:`sample_order`

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from chaja.documents import Chunk, DocumentInfo, Location, StoreStats
+from chaja.stores.base import sample_fingerprint as digest_of_sample
 from chaja.stores.postgres.values import clean, filter_sql
 
 
@@ -60,6 +61,15 @@ def chunk_sample(store, n: int) -> list[Chunk]:
     ids = [r[0] for r in rows]
     found = store.chunks(ids)
     return [found[i] for i in ids if i in found]
+
+
+def sample_fingerprint(store, n: int) -> str:
+    """:meth:`Store.sample_fingerprint`: the chunks :func:`chunk_sample` reads, each with its
+    language, section path, text length and document's fingerprint (no text read)."""
+    rows = store._run("cannot read chunks", lambda: store.conn.execute(store._q(
+        "SELECT c.id, c.lang, c.heading_path, length(c.text), d.fingerprint FROM {s}.chunks c"
+        " JOIN {s}.documents d ON d.id = c.doc_id ORDER BY md5(c.id) LIMIT %s"), (int(n),)).fetchall())
+    return digest_of_sample([r[0] for r in rows], {r[0]: tuple(r[1:]) for r in rows})
 
 
 def column_of(store, ids: list[str], column: str, what: str) -> dict[str, object]:

@@ -23,7 +23,7 @@ from chaja.stores.postgres.keywords import PostgresKeywordIndex, default_cache
 from chaja.stores.postgres.migrations import current_version
 from chaja.stores.postgres.reads import (chunk_sample, chunk_terms, chunks,
                                          chunks_without_aligned, column_of, documents, fingerprints, get_meta,
-                                         set_meta, stats)
+                                         sample_fingerprint, set_meta, stats)
 from chaja.stores.postgres.replica import replica_status
 from chaja.stores.postgres.staging import discard_staged, put_staged, resume_staged, stage_chunks, staged
 from chaja.stores.postgres import stored_postings
@@ -259,6 +259,11 @@ class PostgresStore(OneViewReads):
     def chunk_sample(self, n: int) -> list[Chunk]:
         """At most ``n`` stored chunks, in :func:`chaja.stores.base.sample_order`."""
         return chunk_sample(self, n)
+
+    def sample_fingerprint(self, n: int) -> str:
+        """A digest of what :meth:`chunk_sample` of ``n`` reads
+        (:func:`chaja.stores.postgres.reads.sample_fingerprint`)."""
+        return sample_fingerprint(self, n)
 
     def doc_ids(self, ids: list[str]) -> dict[str, str]:
         return column_of(self, ids, "doc_id", "documents")
