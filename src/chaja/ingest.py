@@ -154,8 +154,9 @@ def index_documents(store: Store, encoder: Encoder, docs: Iterable[Document], an
     a batch's two encoders run at once (two cores' work), else one after the other."""
     start = time.perf_counter()
     report = IndexReport()
-    stored = store.fingerprints()
     seen = _distinct(docs, report)
+    # a prune weighs every stored document; otherwise only those of the ids seen are asked for
+    stored = store.fingerprints() if prune else store.fingerprints(list(seen))
     todo = _changed(seen, stored, report)
     if not replace_moved:
         todo = _not_held_elsewhere(store, todo, stored, report)

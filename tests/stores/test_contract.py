@@ -116,6 +116,8 @@ def test_replace_leaves_no_old_chunks(store, build):
     store.put_document(v2, r2)
 
     assert store.fingerprints() == {"d": v2.fingerprint(), "o": other.fingerprint()}
+    assert store.fingerprints(["o", "missing", "o"]) == {"o": other.fingerprint()}
+    assert store.fingerprints([]) == {}
     assert set(store.chunks(["d#0", "d#1", "d#2"])) == {"d#0"}
     assert store.chunks(["d#0"])["d#0"].text == "omega only"
     assert ids(store.keyword(["alpha"], 10)) == ["o#0"]

@@ -137,8 +137,9 @@ class Store(Protocol):
         or (with ``ids``) those of the listed ids that exist."""
         ...
 
-    def fingerprints(self) -> dict[str, str]:
-        """doc_id → content fingerprint of every stored document."""
+    def fingerprints(self, ids: list[str] | None = None) -> dict[str, str]:
+        """doc_id → content fingerprint of every stored document, or (``ids``) of those of
+        the listed ids that exist (an index run of a few files need not read a million)."""
         ...
 
     def keyword(self, terms: list[str], n: int, *, title_weight: float = 2.0,

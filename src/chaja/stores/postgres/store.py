@@ -250,8 +250,8 @@ class PostgresStore(OneViewReads):
         return language_means(self)
 
     # ---- reading (reads) -------------------------------------------------------
-    def fingerprints(self) -> dict[str, str]:
-        return fingerprints(self)
+    def fingerprints(self, ids: list[str] | None = None) -> dict[str, str]:
+        return fingerprints(self, ids)
 
     def chunks(self, ids: list[str]) -> dict[str, Chunk]:
         return chunks(self, ids)
