@@ -10,7 +10,8 @@ and ``--base``'s, a git ref checked out into a temporary worktree) gets its own 
 recorded) and indexes the same files in the same order, one a run, the versions
 alternating. The first run of each copy is reported apart (a store written before a
 version's upkeep records what it keeps may pay for it then). Per version: each run's
-seconds and their median; the ratio of this checkout's median to the base's. Results:
+seconds and their median, and the process's peak memory; the ratios of this checkout's
+medians to the base's. Results:
 ``benchmarks/results/<out>.json`` and ``.md`` (``--out``, default ``incremental-index``).
 """
 from __future__ import annotations
@@ -54,12 +55,18 @@ def copy_store(store: Path, folder: Path) -> Path:
     return folder / store.name
 
 
-def index_one(src: Path, note: Path, store: Path) -> float:
+def index_one(src: Path, note: Path, store: Path) -> tuple[float, float]:
+    """(seconds, the process's peak resident memory in MB) of one ``chaja index`` run."""
     env = {**os.environ, "PYTHONPATH": str(src)}
     t = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "chaja.cli", "index", str(note), "--store", str(store), "--quiet"],
-                   check=True, capture_output=True, env=env, cwd=REPO)
-    return time.perf_counter() - t
+    proc = subprocess.Popen([sys.executable, "-m", "chaja.cli", "index", str(note), "--store", str(store),
+                             "--quiet"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=REPO)
+    _, status, usage = os.wait4(proc.pid, 0)            # this child's own peak, not every child's
+    seconds = time.perf_counter() - t
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"chaja index failed: {proc.stderr.read().decode(errors='replace')[-2000:]}")
+    proc.stderr.close()
+    return seconds, usage.ru_maxrss / 1024
 
 
 def render(report: dict) -> str:
@@ -74,7 +81,9 @@ def render(report: dict) -> str:
              f"| later runs, median s | {v['base']['median_s']:.2f} | {v['this']['median_s']:.2f} | "
              f"**{v['this']['median_s'] / v['base']['median_s']:.2f}** |",
              f"| later runs, each, s | {', '.join(f'{x:.1f}' for x in v['base']['later_s'])} | "
-             f"{', '.join(f'{x:.1f}' for x in v['this']['later_s'])} | |"]
+             f"{', '.join(f'{x:.1f}' for x in v['this']['later_s'])} | |",
+             f"| later runs, the process's peak memory, median MB | {v['base']['median_peak_mb']:,.0f} | "
+             f"{v['this']['median_peak_mb']:,.0f} | {v['this']['median_peak_mb'] / v['base']['median_peak_mb']:.2f} |"]
     return "\n".join(lines) + "\n"
 
 
@@ -95,6 +104,7 @@ def main() -> int:
                           text=True).stdout.strip()
     machine = describe()
     times: dict[str, list[float]] = {"base": [], "this": []}
+    peaks: dict[str, list[float]] = {"base": [], "this": []}
     with tempfile.TemporaryDirectory() as tmp:
         tree = Path(tmp) / "base"
         subprocess.run(["git", "worktree", "add", "--detach", str(tree), base], cwd=REPO, check=True,
@@ -107,13 +117,17 @@ def main() -> int:
                 note.parent.mkdir(exist_ok=True)
                 note.write_text(f"# {title}\n\n{text}\n", encoding="utf-8")
                 for name in (("base", "this") if r % 2 == 0 else ("this", "base")):
-                    times[name].append(index_one(srcs[name], note, stores[name]))
-                    print(f"run {r + 1} {name}: {times[name][-1]:.2f} s", file=sys.stderr, flush=True)
+                    seconds, peak = index_one(srcs[name], note, stores[name])
+                    times[name].append(seconds)
+                    peaks[name].append(peak)
+                    print(f"run {r + 1} {name}: {seconds:.2f} s, {peak:,.0f} MB", file=sys.stderr, flush=True)
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=REPO, capture_output=True)
     report = {"machine": machine, "base": base, "store": str(args.store.relative_to(REPO))
               if args.store.is_relative_to(REPO) else args.store.name, "chunks": chunks, "runs": runs,
-              "versions": {name: {"first_s": t[0], "later_s": t[1:], "median_s": statistics.median(t[1:])}
+              "versions": {name: {"first_s": t[0], "later_s": t[1:], "median_s": statistics.median(t[1:]),
+                                  "later_peak_mb": peaks[name][1:],
+                                  "median_peak_mb": statistics.median(peaks[name][1:])}
                            for name, t in times.items()}}
     write_results(args.out, report, render(report))
     return 0

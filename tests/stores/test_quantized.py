@@ -146,3 +146,34 @@ def test_a_range_widened_by_rows_added_later_takes_a_margin(monkeypatch):
     margin = quantized.WIDEN_MARGIN
     (tight, tight_error), (wide, wide_error) = grown(0.0), grown(margin)
     assert wide < 0.7 * tight and wide_error < tight_error
+
+
+def test_rows_appended_within_the_range_join_a_tail_and_read_as_one_matrix():
+    """A row added to a mapped field of a million rows must not copy the million: rows that
+    fit the range are kept as a tail beside the codes held (which stay the same array), and
+    every face of the matrix reads the two parts as one: rows by index, slice, index array
+    and mask, the float array, products, row scores to the last bit, taken rows, the codes."""
+    from chaja.stores.quantized import row_scores
+
+    rng = np.random.default_rng(21)
+    floats = rng.uniform(-1, 1, size=(BLOCK * 2 + 300, 24)).astype(np.float32)
+    base = ScaledInt8.quantize(floats)
+    added = rng.uniform(-0.5, 0.5, size=(BLOCK + 50, 24)).astype(np.float32)    # inside the range
+    grown = append(append(base, added[:40]), added[40:])
+    one = ScaledInt8(np.concatenate([base.codes, ScaledInt8.quantize(added, base.scales, base.offsets).codes]),
+                     base.scales, base.offsets)
+    assert len(grown.parts) == 2 and grown.parts[0] is base.parts[0]          # the held codes not copied
+    assert len(grown) == len(one) and grown.shape == one.shape and grown.nbytes == one.nbytes
+    n = len(one)
+    mask = rng.random(n) < 0.1
+    picks = np.array([0, len(base) - 1, len(base), n - 1, -1, 7, len(base) + 3])
+    for rows in (0, len(base), n - 1, -1, slice(len(base) - 5, len(base) + 5), slice(None, None, 97), picks, mask):
+        assert np.array_equal(grown[rows], one[rows]) and np.array_equal(grown.code_rows(rows), one.codes[rows])
+    assert np.array_equal(np.asarray(grown), np.asarray(one)) and np.array_equal(grown.codes, one.codes)
+    q = rng.normal(size=24).astype(np.float32)
+    assert np.array_equal(grown @ q, one @ q)
+    assert np.array_equal(row_scores(grown, q), row_scores(one, q))
+    assert np.array_equal(row_scores(grown, q, picks[picks >= 0]), row_scores(one, q)[picks[picks >= 0]])
+    assert np.array_equal(take(grown, picks).codes, one.codes[picks])
+    wide = append(grown, np.full((1, 24), 3.0, np.float32))                   # beyond the range: one part again
+    assert len(wide.parts) == 1 and len(wide) == n + 1 and np.all(wide.scales >= base.scales)

@@ -46,16 +46,55 @@ class ScaledInt8:
 
     __array_priority__ = 10.0       # so that `q @ m` asks this class, not NumPy
 
-    def __init__(self, codes: np.ndarray, scales: np.ndarray, offsets: np.ndarray | None = None):
+    def __init__(self, codes: np.ndarray, scales: np.ndarray, offsets: np.ndarray | None = None,
+                 tail: np.ndarray | None = None):
         if offsets is None:
             offsets = np.zeros(scales.shape, np.float32)
-        if codes.dtype != np.int8 or codes.ndim != 2 or scales.shape != codes.shape[1:] \
-                or offsets.shape != scales.shape:
+        if any(c.dtype != np.int8 or c.ndim != 2 or scales.shape != c.shape[1:]
+               for c in (codes, *(() if tail is None else (tail,)))) or offsets.shape != scales.shape:
             raise ValueError(f"codes {codes.dtype}{codes.shape}, scales {scales.shape} and offsets "
                              f"{offsets.shape} do not match")
-        self.codes, self.scales = codes, scales.astype(np.float32, copy=False)
+        #: the codes in parts: a field's mapped file, then the rows appended since (:func:`append`),
+        #: so that a row added to a million does not copy the million
+        self.parts = (codes,) if tail is None or not len(tail) else (codes, tail)
+        self.scales = scales.astype(np.float32, copy=False)
         self.offsets = offsets.astype(np.float32, copy=False)
         self._floats: np.ndarray | None = None
+        self._joined: np.ndarray | None = None
+
+    @property
+    def codes(self) -> np.ndarray:
+        """Every row's codes as one array (the parts joined once, where there are two)."""
+        if len(self.parts) == 1:
+            return self.parts[0]
+        if self._joined is None:
+            self._joined = np.concatenate(self.parts)
+        return self._joined
+
+    def code_rows(self, rows) -> np.ndarray:
+        """The codes of ``rows`` (an index, a slice, an index array or a mask), read from the
+        parts that hold them."""
+        if len(self.parts) == 1:
+            return self.parts[0][rows] if isinstance(rows, (int, np.integer, slice)) else \
+                np.take(self.parts[0], _positions(rows, len(self)), axis=0)     # (take: faster than [rows])
+        base, tail = self.parts
+        if isinstance(rows, (int, np.integer)):
+            at = int(rows) + (len(self) if rows < 0 else 0)
+            return base[at] if at < len(base) else tail[at - len(base)]
+        at = np.arange(len(self))[rows] if isinstance(rows, slice) else _positions(rows, len(self))
+        low = at < len(base)
+        out = np.empty((at.size, base.shape[1]), np.int8)
+        out[low] = np.take(base, at[low], axis=0)
+        out[~low] = np.take(tail, at[~low] - len(base), axis=0)
+        return out
+
+    def blocks(self, size: int):
+        """``(start, codes)`` of consecutive row blocks of at most ``size`` rows, within one part each."""
+        start = 0
+        for part in self.parts:
+            for at in range(0, part.shape[0], size):
+                yield start + at, part[at:at + size]
+            start += part.shape[0]
 
     @classmethod
     def quantize(cls, matrix: np.ndarray, scales: np.ndarray | None = None,
@@ -77,29 +116,30 @@ class ScaledInt8:
     # ---- the float matrix's face -------------------------------------------------------
     @property
     def shape(self) -> tuple[int, int]:
-        return self.codes.shape
+        return (sum(p.shape[0] for p in self.parts), self.parts[0].shape[1])
 
     ndim = 2
     dtype = np.dtype(np.float32)
 
     def __len__(self) -> int:
-        return self.codes.shape[0]
+        return sum(p.shape[0] for p in self.parts)
 
     @property
     def nbytes(self) -> int:
-        return self.codes.nbytes + self.scales.nbytes + self.offsets.nbytes
+        return sum(p.nbytes for p in self.parts) + self.scales.nbytes + self.offsets.nbytes
 
     def __getitem__(self, rows) -> np.ndarray:
         """The float32 rows at ``rows`` (an index, a slice, an index array or a mask)."""
         if self._floats is not None:
             return self._floats[rows]
-        return self.codes[rows].astype(np.float32) * self.scales + self.offsets
+        codes = self.code_rows(rows) if len(self.parts) > 1 else self.parts[0][rows]
+        return codes.astype(np.float32) * self.scales + self.offsets
 
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
-        out = np.empty(self.codes.shape, np.float32)
-        for at in range(0, self.codes.shape[0], BLOCK * 8):
-            block = out[at:at + BLOCK * 8]
-            np.multiply(self.codes[at:at + BLOCK * 8], self.scales, out=block)
+        out = np.empty(self.shape, np.float32)
+        for at, codes in self.blocks(BLOCK * 8):
+            block = out[at:at + codes.shape[0]]
+            np.multiply(codes, self.scales, out=block)
             block += self.offsets
         return out if dtype is None else out.astype(dtype, copy=False)
 
@@ -110,7 +150,7 @@ class ScaledInt8:
     def small_floats(self) -> np.ndarray | None:
         """The rebuilt float32 rows of a matrix small enough to keep them (fewer than
         ``FLOAT_CACHE_ROWS`` rows; built on the first call, read-only), else None."""
-        if self._floats is None and self.codes.shape[0] < FLOAT_CACHE_ROWS:
+        if self._floats is None and len(self) < FLOAT_CACHE_ROWS:
             self._floats = np.asarray(self)
             self._floats.flags.writeable = False
         return self._floats
@@ -124,9 +164,9 @@ class ScaledInt8:
         if floats is not None or q.ndim != 1:
             return (floats if floats is not None else np.asarray(self)) @ q
         weighted = q * self.scales
-        out = np.empty(self.codes.shape[0], np.float32)
-        for at in range(0, self.codes.shape[0], BLOCK):
-            np.dot(self.codes[at:at + BLOCK].astype(np.float32), weighted, out=out[at:at + BLOCK])
+        out = np.empty(len(self), np.float32)
+        for at, codes in self.blocks(BLOCK):
+            np.dot(codes.astype(np.float32), weighted, out=out[at:at + codes.shape[0]])
         out += self.base_score(q)
         return out
 
@@ -135,6 +175,14 @@ class ScaledInt8:
 
     def mean(self, axis=None):
         return np.asarray(self).mean(axis=axis)
+
+
+def _positions(rows, n: int) -> np.ndarray:
+    """An index array or a mask of ``n`` rows as the row positions it selects (negatives counted from the end)."""
+    at = np.asarray(rows)
+    if at.dtype == bool:
+        return np.flatnonzero(at)
+    return np.where(at < 0, at + n, at) if at.size and at.min() < 0 else at
 
 
 #: the scale of a column whose rows all hold one value (its codes are all 0, the value its
@@ -185,7 +233,7 @@ def covered(matrix: ScaledInt8) -> tuple[np.ndarray, np.ndarray]:
 def take(matrix, rows) -> np.ndarray | ScaledInt8:
     """``matrix[rows]`` as the same kind of matrix (codes stay codes)."""
     if isinstance(matrix, ScaledInt8):
-        return ScaledInt8(matrix.codes[rows], matrix.scales, matrix.offsets)
+        return ScaledInt8(matrix.code_rows(rows), matrix.scales, matrix.offsets)
     return matrix[rows]
 
 
@@ -201,11 +249,12 @@ def append(matrix, rows: np.ndarray) -> np.ndarray | ScaledInt8:
     low, high = covered(matrix)
     lo, hi = rows.min(axis=0), rows.max(axis=0)
     slack = matrix.scales * 1e-3        # the float32 rounding of a range's own ends
-    if np.all(lo >= low - slack) and np.all(hi <= high + slack):
-        scales, offsets, codes = matrix.scales, matrix.offsets, matrix.codes
-    else:
-        scales, offsets = scales_and_offsets(*widened(low, high, lo, hi))
-        codes = ScaledInt8.quantize(matrix[:], scales, offsets).codes
+    if np.all(lo >= low - slack) and np.all(hi <= high + slack):    # the codes held stay: the rows join the tail
+        new = ScaledInt8.quantize(rows, matrix.scales, matrix.offsets).parts[0]
+        tail = new if len(matrix.parts) == 1 else np.concatenate([matrix.parts[1], new])
+        return ScaledInt8(matrix.parts[0], matrix.scales, matrix.offsets, tail=tail)
+    scales, offsets = scales_and_offsets(*widened(low, high, lo, hi))
+    codes = ScaledInt8.quantize(matrix[:], scales, offsets).codes
     return ScaledInt8(np.concatenate([codes, ScaledInt8.quantize(rows, scales, offsets).codes]), scales, offsets)
 
 
@@ -221,12 +270,11 @@ def row_scores(matrix, query: np.ndarray, rows: np.ndarray | None = None) -> np.
         floats = matrix.small_floats()
         if floats is None:
             weighted = q * matrix.scales
-            count = matrix.codes.shape[0] if rows is None else len(rows)
-            out = np.empty(count, np.float32)
-            for at in range(0, count, BLOCK):
-                block = matrix.codes[at:at + BLOCK] if rows is None else \
-                    np.take(matrix.codes, rows[at:at + BLOCK], axis=0)     # (take: faster than [rows])
-                np.einsum("ij,j->i", block.astype(np.float32), weighted, out=out[at:at + BLOCK])
+            out = np.empty(len(matrix) if rows is None else len(rows), np.float32)
+            blocks = matrix.blocks(BLOCK) if rows is None else \
+                ((at, matrix.code_rows(rows[at:at + BLOCK])) for at in range(0, len(rows), BLOCK))
+            for at, block in blocks:
+                np.einsum("ij,j->i", block.astype(np.float32), weighted, out=out[at:at + block.shape[0]])
             out += matrix.base_score(q)
             return out
         matrix = floats
