@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
+import time
 from collections.abc import Callable, Iterable, Mapping
 
 from chaja import aligned_fill, store_statistics
@@ -122,7 +123,9 @@ class Index(IndexUpkeep):
         nearest-word tables now, so the documents are searchable sooner, searched exactly and
         their words scanned for until :meth:`build_graphs` (``chaja optimize``) builds them.
         Documents given here replace those of the same id wherever they came from
-        (``replace_moved``; :meth:`add` keeps those of another file still there)."""
+        (``replace_moved``; :meth:`add` keeps those of another file still there). The report's
+        ``seconds`` are the whole run's: the documents, then the statistics and compaction."""
+        start = time.perf_counter()
         enc = self.encoder
         aligned = self.aligned_encoder
         self._record_settings(enc, aligned)
@@ -156,6 +159,7 @@ class Index(IndexUpkeep):
         if compact is not None and (report.added or report.changed or report.removed or self.pending_upkeep()):
             compact(progress=stage, graphs=not defer_graphs, **({"force": True} if moving else {}))
         self._searcher = None
+        report.seconds = time.perf_counter() - start
         return report
 
     #: the store's vector statistics are recomputed once its chunk count has moved by more than

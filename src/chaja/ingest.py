@@ -58,7 +58,7 @@ class IndexReport:
     unchanged: int = 0
     removed: int = 0
     chunks: int = 0
-    seconds: float = 0.0
+    seconds: float = 0.0            # the run's (Index.add: the statistics and compaction after the documents too)
     duplicates: list[str] = field(default_factory=list)     # ids seen twice in one run (last kept)
     discarded_staged: int = 0       # with prune: staged chunks of interrupted documents no longer given
     prune_refused: str = ""         # why a prune asked for removed nothing (a path missing, a file unread)
