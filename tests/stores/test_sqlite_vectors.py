@@ -188,6 +188,28 @@ def test_mapped_ids_are_taken_by_row_as_they_are_read_one_by_one():
     assert sqlite_vectors.ids_at(names, rows) == sqlite_vectors.ids_at(ids, rows)
 
 
+def test_mapped_ids_extended_by_appended_rows_read_as_one_list():
+    """A write's new rows extend a mapped file's ids without decoding them into a list: every
+    way of reading them (an index, negative too, a slice, rows taken on both sides of the
+    join, iteration, the id map) gives what the list would, and the buffer is shared."""
+    from chaja.stores.id_rows import IdRows
+    names = ["d0#0", "문서#1", "", "x" * 300]
+    encoded = [n.encode("utf-8") for n in names]
+    offsets = np.concatenate([[0], np.cumsum([len(b) for b in encoded])]).astype(np.int64)
+    base = sqlite_vectors.ChunkIds(np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets)
+    grown = base.extended(["new#0"]).extended(["새#1", "n#2"])
+    whole = names + ["new#0", "새#1", "n#2"]
+    assert len(grown) == len(whole) and list(grown) == whole and len(base) == len(names)
+    assert [grown[i] for i in range(-len(whole), len(whole))] == whole + whole
+    assert grown[2:6] == whole[2:6] and grown[::-1] == whole[::-1]
+    rows = [6, 0, 4, 3, 5, 1]
+    assert grown.take(np.array(rows)) == [whole[i] for i in rows] == sqlite_vectors.ids_at(grown, rows)
+    assert grown.take(np.array([1, 0])) == [whole[1], whole[0]] and grown.take(np.array([], np.int64)) == []
+    assert grown._raw is base._raw
+    found = IdRows(grown)
+    assert [found.get(c) for c in whole] == list(range(len(whole))) and found.get("missing") < 0
+
+
 def test_row_languages_answer_as_a_column_of_names_would():
     """A mapped file's languages stay one-byte codes: equality, rows, the whole column and
     iteration give what the names would, and a file written again from them renames only

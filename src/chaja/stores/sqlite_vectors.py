@@ -79,31 +79,44 @@ def files_of(store_path: Path, field: str | None = None) -> list[Path]:
 
 
 class ChunkIds(Sequence):
-    """Chunk ids kept as one UTF-8 buffer and offsets; decoded on access."""
+    """Chunk ids kept as one UTF-8 buffer and offsets, decoded on access; then the ids of
+    rows appended since (``tail``, :meth:`extended`), so that a row added to a million does
+    not decode the million into a list."""
 
-    def __init__(self, raw: np.ndarray, offsets: np.ndarray):
-        self._raw, self._offsets = raw, offsets
+    def __init__(self, raw: np.ndarray, offsets: np.ndarray, tail: Sequence[str] = ()):
+        self._raw, self._offsets, self._tail = raw, offsets, list(tail)
+        self._base = int(offsets.shape[0]) - 1
 
     def __len__(self) -> int:
-        return int(self._offsets.shape[0]) - 1
+        return self._base + len(self._tail)
 
     def __getitem__(self, i):
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]
+        i = int(i) + (len(self) if i < 0 else 0)
+        if i >= self._base:
+            return self._tail[i - self._base]
         lo, hi = int(self._offsets[i]), int(self._offsets[i + 1])
         return self._raw[lo:hi].tobytes().decode("utf-8")
 
     def __iter__(self):
         raw, off = self._raw.tobytes(), self._offsets.tolist()
-        return (raw[off[i]:off[i + 1]].decode("utf-8") for i in range(len(off) - 1))
+        yield from (raw[off[i]:off[i + 1]].decode("utf-8") for i in range(len(off) - 1))
+        yield from self._tail
 
     def take(self, rows) -> list[str]:
         """The ids of ``rows`` (a search's hits): their offsets gathered at once and each id
         decoded from a view of the buffer, not one NumPy slice per id."""
         rows = np.asarray(rows, dtype=np.int64)
+        if self._tail and rows.size and int(rows.max()) >= self._base:
+            return [self._tail[r - self._base] if r >= self._base else self[r] for r in rows.tolist()]
         view = memoryview(self._raw)
         return [str(view[lo:hi], "utf-8")
                 for lo, hi in zip(self._offsets[rows].tolist(), self._offsets[rows + 1].tolist())]
+
+    def extended(self, ids: Sequence[str]) -> ChunkIds:
+        """These ids with ``ids`` after them (the buffer shared, not copied)."""
+        return ChunkIds(self._raw, self._offsets, [*self._tail, *ids])
 
 
 class RowLanguages:
