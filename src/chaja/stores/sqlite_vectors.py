@@ -105,11 +105,19 @@ class ChunkIds(Sequence):
         yield from self._tail
 
     def take(self, rows) -> list[str]:
-        """The ids of ``rows`` (a search's hits): their offsets gathered at once and each id
-        decoded from a view of the buffer, not one NumPy slice per id."""
+        """The ids of ``rows`` (a search's hits, or every row): their offsets gathered at once
+        and each id decoded from a view of the buffer, not one NumPy slice per id; a row of
+        the tail read from it."""
         rows = np.asarray(rows, dtype=np.int64)
-        if self._tail and rows.size and int(rows.max()) >= self._base:
-            return [self._tail[r - self._base] if r >= self._base else self[r] for r in rows.tolist()]
+        if not self._tail or not rows.size or int(rows.max()) < self._base:
+            return self._decoded(rows)
+        out = np.empty(rows.size, dtype=object)
+        low = rows < self._base
+        out[low] = self._decoded(rows[low])
+        out[~low] = [self._tail[r] for r in (rows[~low] - self._base).tolist()]
+        return out.tolist()
+
+    def _decoded(self, rows: np.ndarray) -> list[str]:
         view = memoryview(self._raw)
         return [str(view[lo:hi], "utf-8")
                 for lo, hi in zip(self._offsets[rows].tolist(), self._offsets[rows + 1].tolist())]
