@@ -91,7 +91,7 @@ def record_lexicon(store: Store, aligned: Encoder | None, tables: bool = True) -
         _mark_tables(store, deferred=False)
         return
     value, key = store.get_meta(lexicon.META_KEY), sample_key(store, aligned)
-    if (key is not None and value and store.get_meta(SAMPLED) == key and lexicon.is_current(value)
+    if (value and store.get_meta(SAMPLED) == key and lexicon.is_current(value)
             and lexicon.decode(value) is not None):         # (a damaged value is counted again)
         if tables:
             complete_lexicon(store)
@@ -104,20 +104,16 @@ def record_lexicon(store: Store, aligned: Encoder | None, tables: bool = True) -
     store.set_meta(lexicon.META_KEY, lexicon.encode(built, binary=meta_arrays.stores_bytes(store)))
     if tables:
         _mark_tables(store, deferred=False)
-    if key is not None:
-        store.set_meta(SAMPLED, key)
+    store.set_meta(SAMPLED, key)
 
 
-def sample_key(store: Store, aligned: Encoder) -> str | None:
+def sample_key(store: Store, aligned: Encoder) -> str:
     """What a store's lexicon is made from, short of its words' vectors: the chunks it counts
     (:meth:`Store.sample_fingerprint` of :data:`lexicon.SAMPLE`), the counting rules and
-    chaja's version, and the aligned encoder; None where the store cannot say. On a store
-    larger than the sample, an index run that writes no sampled chunk keeps the key, and
-    the lexicon needs no count (1.4 s at 100,000 chunks) and no new tables."""
-    fingerprint = getattr(store, "sample_fingerprint", None)
-    if fingerprint is None:
-        return None
-    return json.dumps({"sample": fingerprint(lexicon.SAMPLE), "encoder": getattr(aligned, "name", ""),
+    chaja's version, and the aligned encoder. On a store larger than the sample, an index
+    run that writes no sampled chunk keeps the key, and the lexicon needs no count (1.4 s at
+    100,000 chunks) and no new tables."""
+    return json.dumps({"sample": store.sample_fingerprint(lexicon.SAMPLE), "encoder": aligned.name,
                        "rules": [lexicon.RULES, lexicon.SAMPLE, lexicon.MIN_COUNT, lexicon.SMALL_SAMPLE,
                                  lexicon.MAX_WORDS, __version__]})
 

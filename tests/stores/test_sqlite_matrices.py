@@ -75,8 +75,9 @@ def test_rows_written_after_the_vector_file_join_it_without_a_copy(tmp_path):
         held_codes, held_ids = mat.parts[0], ids._raw
         writer.put_documents([item(n, 0.5), item(n + 1, 0.5)])      # well inside the codes' range
         reader.refresh()
-        mat, ids, _ = reader._vectors("chunk")
+        mat, ids, langs = reader._vectors("chunk")
         assert len(mat.parts) == 2 and mat.parts[0] is held_codes and ids._raw is held_ids
+        assert isinstance(langs, sqlite_vectors.RowLanguages) and list(langs)[-2:] == ["ko", "ko"]
         assert len(mat) == len(ids) == n + 2 and list(ids)[-2:] == [f"d{n:05d}#0", f"d{n + 1:05d}#0"]
         assert exact(reader._row_of("chunk"), ids)
         every = reader.vector(vecs[n + 1], n + 2)                  # the whole field, scored as one matrix

@@ -231,6 +231,21 @@ def test_row_languages_answer_as_a_column_of_names_would():
     assert plain_names == kept and plain_codes.tolist() == renamed.tolist()
 
 
+def test_columns_extended_by_appended_rows_keep_the_files_kinds():
+    """A write's new rows extend a file's languages as codes (a name new to it added) and its
+    ids as a tail; a plain column is joined; nothing new leaves a column as it is."""
+    names = np.array(["", "en", "ko"])
+    langs = sqlite_vectors.RowLanguages(np.array([2, 1, 2], dtype=np.uint8), names)
+    grown = sqlite_vectors.extended(langs, ["ko", "und", "en"])
+    assert isinstance(grown, sqlite_vectors.RowLanguages) and grown.codes[:3].tolist() == [2, 1, 2]
+    assert list(grown) == ["ko", "en", "ko", "ko", "und", "en"]
+    np.testing.assert_array_equal(grown == "und", [False] * 4 + [True, False])
+    plain = sqlite_vectors.extended(np.array(["ko", "en"]), ["und"])
+    assert plain.tolist() == ["ko", "en", "und"]                            # (a wider name is not cut)
+    assert sqlite_vectors.extended(["a#0"], ["b#0"]) == ["a#0", "b#0"]
+    assert sqlite_vectors.extended(langs, []) is langs
+
+
 def _file(store: SqliteStore, field: str):
     got = sqlite_vectors.read_recorded(store.path, field, store.get_meta(sqlite_vectors.record_key(field)),
                                        store_id=store._keywords.store_id)

@@ -219,10 +219,8 @@ def build(texts: Iterable[tuple[str, str]], encoder, previous: Lexicon | None = 
         vectors[lang] = word_codes.WordRows(np.stack([c[i] for c, _, i in at]),
                                             np.array([s[i] for _, s, i in at], dtype=np.float32)) \
             if ws else np.zeros((0, 0), np.float32)
-    if not tables:
-        return Lexicon(words, vectors)
-    floats = {lang: np.asarray(m, dtype=np.float32) for lang, m in vectors.items()}     # as the store keeps them
-    return Lexicon(words, vectors, nearest_words.tables(words, floats, previous))
+    lex = Lexicon(words, vectors)
+    return with_tables(lex, previous) if tables else lex
 
 
 def _unit_rows(mat: np.ndarray) -> np.ndarray:
@@ -232,11 +230,12 @@ def _unit_rows(mat: np.ndarray) -> np.ndarray:
     return mat
 
 
-def with_tables(lex: Lexicon) -> Lexicon:
-    """``lex`` with the nearest-word tables :func:`build` would have given it (its vectors as
-    the store keeps them, so the tables are the same)."""
+def with_tables(lex: Lexicon, previous: Lexicon | None = None) -> Lexicon:
+    """``lex`` with its nearest-word tables, from its vectors as the store keeps them (so a
+    bulk load's tables, added later, are a full build's), updated from ``previous``'s where
+    given (:func:`chaja.search.nearest_words.tables`)."""
     vectors = {lang: np.asarray(m, dtype=np.float32) for lang, m in lex.vectors.items()}
-    return Lexicon(lex.words, lex.vectors, nearest_words.tables(lex.words, vectors))
+    return Lexicon(lex.words, lex.vectors, nearest_words.tables(lex.words, vectors, previous))
 
 
 def of_store(store, encoder, previous: Lexicon | None = None, tables: bool = True) -> Lexicon:

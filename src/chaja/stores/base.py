@@ -47,7 +47,7 @@ def sample_digests(ids: Sequence[str]) -> np.ndarray:
     return np.frombuffer(raw, dtype=np.uint8).reshape(len(ids), 16)
 
 
-def sample_fingerprint(ids: Sequence[str], rows: Mapping[str, tuple]) -> str:
+def digest_of_sample(ids: Sequence[str], rows: Mapping[str, tuple]) -> str:
     """The digest :meth:`Store.sample_fingerprint` gives: md5 over each sampled chunk id, in
     sample order, and what ``rows`` holds for it (its language, section path, text length
     and document fingerprint; None for a chunk gone meanwhile)."""

@@ -272,10 +272,9 @@ class CachedMatrices:
         if keep.all() and (not rows or not rowids.size or new_rowids.min() > rowids[-1]):
             # only new rows, after every kept one (the common case: documents added)
             order = np.argsort(new_rowids, kind="stable")
-            new_ids = [rows[i][1] for i in order]
             return ((quantized.append(mat, added[order]),
-                     ids.extended(new_ids) if isinstance(ids, sqlite_vectors.ChunkIds) else list(ids) + new_ids,
-                     np.concatenate([langs, np.array([rows[i][2] or "" for i in order]) if rows else langs[:0]])),
+                     sqlite_vectors.extended(ids, [rows[i][1] for i in order]),
+                     sqlite_vectors.extended(langs, [rows[i][2] or "" for i in order])),
                     np.concatenate([rowids, new_rowids[order]]))
         all_rowids = np.concatenate([rowids[keep], new_rowids])
         order = np.argsort(all_rowids, kind="stable")

@@ -11,7 +11,7 @@ import numpy as np
 
 from chaja.documents import Chunk, DocumentInfo, Location, StoreStats
 from chaja.stores import derived_terms, sqlite_ann, sqlite_spool, sqlite_vectors
-from chaja.stores.base import StoreError, first_by_digest, sample_digests, sample_fingerprint
+from chaja.stores.base import StoreError, digest_of_sample, first_by_digest, sample_digests
 from chaja.stores.sorted_keys import positions
 from chaja.stores.sqlite_in import select_in
 from chaja.stores.sqlite_schema import VECTOR_FIELDS
@@ -111,7 +111,7 @@ class ChunkReads:
         rows = {r[0]: r[1:] for r in select_in(
             self._db, "SELECT c.id, c.lang, c.heading, length(c.text), d.fingerprint FROM chunks c"
                       " JOIN documents d ON d.id = c.doc_id WHERE c.id IN ({marks})", ids)}
-        return sample_fingerprint(ids, rows)
+        return digest_of_sample(ids, rows)
 
     def _sample_rows(self, field: str, n: int) -> tuple[np.ndarray, list[str]]:
         """The rows of the field's matrix of its first ``n`` chunks by :func:`sample_order`

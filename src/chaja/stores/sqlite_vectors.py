@@ -160,6 +160,28 @@ class RowLanguages:
     def __iter__(self):
         return iter(self.names[self.codes].tolist())
 
+    def extended(self, langs: Sequence[str]) -> RowLanguages:
+        """These rows' languages with ``langs`` after them, still codes (a name new here
+        added to the names), not a string array of every row's."""
+        names = list(self.names.tolist())
+        names += sorted(set(langs) - set(names))
+        at = {n: i for i, n in enumerate(names)}
+        return RowLanguages(np.concatenate([self.codes, np.array([at[x] for x in langs], np.uint8)]),
+                            np.array(names))
+
+
+def extended(column, new: Sequence[str]):
+    """A matrix's ids or languages (as a file keeps them, a list or an array) with ``new``
+    after them: the file's kinds extend themselves (:meth:`ChunkIds.extended`,
+    :meth:`RowLanguages.extended`), the others are joined."""
+    if not new:
+        return column
+    if isinstance(column, (ChunkIds, RowLanguages)):
+        return column.extended(new)
+    if isinstance(column, np.ndarray):
+        return np.concatenate([column, np.array(new)])
+    return list(column) + list(new)
+
 
 def ids_at(ids: Sequence[str], rows) -> list[str]:
     """``[ids[i] for i in rows]``, for a plain list of ids or a mapped :class:`ChunkIds`."""

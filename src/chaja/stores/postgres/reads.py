@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from chaja.documents import Chunk, DocumentInfo, Location, StoreStats
-from chaja.stores.base import sample_fingerprint as digest_of_sample
+from chaja.stores.base import digest_of_sample
 from chaja.stores.postgres.values import clean, filter_sql
 
 
