@@ -46,19 +46,30 @@ def translated_values(s: Searcher, translated: dict[str, tuple[list[Hit], list[l
     return out
 
 
-def candidate_cosines(s: Searcher, ids: list[str], asked: list[tuple[np.ndarray, str]]
-                      ) -> tuple[np.ndarray, list[np.ndarray]]:
-    """Each candidate's language (None where the store has no chunk vector of it) and its
-    cosine with each (query, field) of ``asked`` (NaN where it has no vector in the
-    field): in one call where the store has ``vector_scores_at``, else from
-    ``chunk_languages`` and ``vector_scores``."""
-    at = getattr(s.store, "vector_scores_at", None)
-    if at is not None:
-        return at(ids, asked)
-    lang_of = s.store.chunk_languages(ids)
-    found = [s.store.vector_scores(q, ids, field=f) for q, f in asked]
-    return (np.array([lang_of.get(c) for c in ids], dtype=object),
-            [np.array([scores.get(c, np.nan) for c in ids], dtype=np.float64) for scores in found])
+class StoreCandidates:
+    """A store's answers about one search's candidates, for a store without
+    ``candidate_rows`` (:class:`chaja.stores.candidate_rows.CandidateRows`, which looks
+    them up once): the same questions, each asked of the store."""
+
+    def __init__(self, store, ids: list[str]):
+        self.store, self.ids = store, ids
+        lang_of = store.chunk_languages(ids)
+        self.langs = np.array([lang_of.get(c) for c in ids], dtype=object)
+
+    def cosines(self, query: np.ndarray, field: str) -> np.ndarray:
+        scores = self.store.vector_scores(query, self.ids, field=field)
+        return np.array([scores.get(c, np.nan) for c in self.ids], dtype=np.float64)
+
+    def vectors(self, which: Sequence[int], field: str) -> list[np.ndarray]:
+        return list(self.store.stored_vectors([self.ids[i] for i in which], field).values())
+
+
+def candidate_rows(s: Searcher, ids: list[str]):
+    """The candidates' languages, cosines and vectors (None as a language where the store has
+    no chunk vector of one): looked up once where the store has ``candidate_rows``, else
+    asked of it each time (:class:`StoreCandidates`)."""
+    at = getattr(s.store, "candidate_rows", None)
+    return at(ids) if at is not None else StoreCandidates(s.store, ids)
 
 
 def calibrated_fusion(s: Searcher, lists: dict[str, list[Hit]], queries: dict[str, np.ndarray | None],
@@ -88,12 +99,12 @@ def calibrated_fusion(s: Searcher, lists: dict[str, list[Hit]], queries: dict[st
     needed = set(weights) | {PARTNER[f] for f in weights if f in PARTNER}
     asked = [(f, queries.get(f), s.background.get(f)) for f in sorted(needed)]
     asked = [(f, q, stats) for f, q, stats in asked if q is not None and stats is not None]
-    langs, cosines = candidate_cosines(s, candidates, [(q, f) for f, q, _ in asked])
+    found = candidate_rows(s, candidates)
     z = {}
-    for (field, q, stats), cos in zip(asked, cosines):
+    for field, q, stats in asked:
         mu, sigma = background.moments(stats, q)
-        z[field] = (cos - mu) / sigma
-    own = langs == qlang
+        z[field] = (found.cosines(q, field) - mu) / sigma
+    own = found.langs == qlang
     own_coverage = shares.get(keyword[0].chunk_id, 0.0) if keyword and mixed_korean and own[
         candidates.index(keyword[0].chunk_id)] else 0.0
     ev = calibrated_evidence(candidates, z, own, keyword, shares, also=[title] if title else [], weights=weights,
@@ -115,12 +126,11 @@ def calibrated_fusion(s: Searcher, lists: dict[str, list[Hit]], queries: dict[st
     rank_of = np.array([best[c] for c in candidates])
     if not (cfg.feedback_weight > 0 and ev.g > 0 and own.any() and not own.all()):
         return fused_order(candidates, tail(scores), rank_of), ev.g
-    return with_feedback(s, ev, own, scores, candidates, rank_of, fusion, tail), ev.g
+    return with_feedback(s, ev, own, scores, found, rank_of, fusion, tail), ev.g
 
 
-def with_feedback(s: Searcher, ev: Evidence, own: np.ndarray, scores: np.ndarray, candidates: list[str],
-                  rank_of: np.ndarray, fusion: dict,
-                  tail: Callable[[np.ndarray], np.ndarray]) -> list[tuple[str, float]]:
+def with_feedback(s: Searcher, ev: Evidence, own: np.ndarray, scores: np.ndarray, found, rank_of: np.ndarray,
+                  fusion: dict, tail: Callable[[np.ndarray], np.ndarray]) -> list[tuple[str, float]]:
     """The fused list with the evidence borrowed from the query's own language
     (:mod:`chaja.search.feedback`): at most ``feedback_limit`` candidates of other languages
     keep a lift, never above the sources, and they count what they borrow in their standing,
@@ -128,9 +138,10 @@ def with_feedback(s: Searcher, ev: Evidence, own: np.ndarray, scores: np.ndarray
     standing (the query language's scores, and so the sources and the ceiling, do not change).
     ``tail``: the other languages' tail yielding, last (:func:`chaja.search.calibrated.tail_yielded`)."""
     cfg = s.cfg
+    candidates = found.ids
     src = feedback.sources(fused_order(candidates, scores, rank_of), dict(zip(candidates, own.tolist())),
                            cfg.feedback_depth)
-    add = borrowed_evidence(s, src, candidates, own, ev.g)
+    add = borrowed_evidence(s, src, found, own, ev.g)
     if add is None:
         return fused_order(candidates, tail(scores), rank_of)
     at = np.array([candidates.index(c) for c in src])
@@ -144,24 +155,23 @@ def with_feedback(s: Searcher, ev: Evidence, own: np.ndarray, scores: np.ndarray
     return [(candidates[i], v) for i, v in zip(order.tolist(), scores[order].tolist())]
 
 
-def borrowed_evidence(s: Searcher, src: list[str], candidates: list[str], own: np.ndarray,
-                      g: float) -> np.ndarray | None:
-    """``w_B · g(q) · B(c)`` for each candidate, 0 for those of the query's language
-    (:mod:`chaja.search.feedback`), ``src`` the sources; None where no field has a feedback
-    vector."""
+def borrowed_evidence(s: Searcher, src: list[str], found, own: np.ndarray, g: float) -> np.ndarray | None:
+    """``w_B · g(q) · B(c)`` for each candidate of ``found`` (:func:`candidate_rows`), 0 for
+    those of the query's language (:mod:`chaja.search.feedback`), ``src`` the sources; None
+    where no field has a feedback vector."""
     cfg = s.cfg
-    asked = []
+    at = [found.ids.index(c) for c in src]
+    borrowed = np.zeros(len(found.ids))
+    asked = False
     for field, w in feedback.FIELDS.items():
         stats = s.background.get(field)
         basis = s.basis if field == "chunk" and cfg.language_projection else None
-        f = feedback.feedback_vector(list(s.store.stored_vectors(src, field).values()), basis) if stats else None
-        if f is not None:
-            asked.append((field, w, f, stats))
+        f = feedback.feedback_vector(found.vectors(at, field), basis) if stats else None
+        if f is None:
+            continue
+        asked = True
+        mu, sigma = background.moments(stats, f)
+        borrowed += w * np.nan_to_num((found.cosines(f, field) - mu) / sigma, nan=0.0)
     if not asked:
         return None
-    _, cosines = candidate_cosines(s, candidates, [(f, field) for field, _, f, _ in asked])
-    borrowed = np.zeros(len(candidates))
-    for (field, w, f, stats), cos in zip(asked, cosines):
-        mu, sigma = background.moments(stats, f)
-        borrowed += w * np.nan_to_num((cos - mu) / sigma, nan=0.0)
     return np.where(own, 0.0, cfg.feedback_weight * g * borrowed)

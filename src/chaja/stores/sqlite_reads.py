@@ -11,7 +11,8 @@ import numpy as np
 
 from chaja.documents import Chunk, DocumentInfo, Location, StoreStats
 from chaja.stores import derived_terms, sqlite_ann, sqlite_spool, sqlite_vectors
-from chaja.stores.base import StoreError, digest_of_sample, first_by_digest, sample_digests
+from chaja.stores.base import digest_of_sample, first_by_digest, sample_digests
+from chaja.stores.candidate_rows import CandidateRows
 from chaja.stores.sorted_keys import positions
 from chaja.stores.sqlite_in import select_in
 from chaja.stores.sqlite_schema import VECTOR_FIELDS
@@ -36,26 +37,18 @@ class ChunkReads:
                          ) -> tuple[np.ndarray, list[np.ndarray]]:
         """The language of each of ``ids`` (None for an id the store does not hold) and, for
         each (query, field) of ``asked``, the cosine of the query with each id's ``field``
-        vector (NaN where it has none), as arrays aligned with ``ids``: the ids are looked
-        up once, in the chunk matrix, and each field's rows found by their rowids."""
+        vector (NaN where it has none), as arrays aligned with ``ids`` (:meth:`candidate_rows`)."""
+        found = self.candidate_rows(ids)
+        return found.langs, [found.cosines(query, field) for query, field in asked]
+
+    def candidate_rows(self, ids: list[str]) -> CandidateRows:
+        """``ids`` looked up once, in the chunk matrix, for any number of questions about
+        their languages, vectors and cosines (:class:`~chaja.stores.candidate_rows.CandidateRows`;
+        each field's rows found by their rowids and decoded when first asked for)."""
         known, rows = self._chunk_rows(ids)
         langs = np.full(len(ids), None, dtype=object)
         langs[known] = self._vectors("chunk")[2][rows]
-        out = []
-        for query, field in asked:
-            mat = self._vectors(field)[0]
-            scores = np.full(len(ids), np.nan)
-            out.append(scores)
-            if mat.shape[0] == 0 or known.size == 0:
-                continue
-            pos, present = self._field_rows(field, rows)
-            if not present.any():
-                continue
-            q = np.asarray(query, dtype=np.float32).ravel()
-            if q.size != mat.shape[1]:
-                raise StoreError(f"query vector has dimension {q.size}, the store holds {mat.shape[1]}")
-            scores[known[present]] = mat[pos[present]] @ q
-        return langs, out
+        return CandidateRows(ids, known, rows, langs, lambda field: self._vectors(field)[0], self._field_rows)
 
     def stored_vectors(self, ids: list[str], field: str = "chunk") -> dict[str, np.ndarray]:
         """The stored ``field`` vector of each of ``ids`` that has one (rows of the mapped
