@@ -177,3 +177,17 @@ def test_rows_appended_within_the_range_join_a_tail_and_read_as_one_matrix():
     assert np.array_equal(take(grown, picks).codes, one.codes[picks])
     wide = append(grown, np.full((1, 24), 3.0, np.float32))                   # beyond the range: one part again
     assert len(wide.parts) == 1 and len(wide) == n + 1 and np.all(wide.scales >= base.scales)
+
+
+def test_rows_read_by_index_are_the_whole_matrix_s_rows_to_the_bit():
+    """Rows decoded where they are read (an index array, a mask, one row, across the tail)
+    are the rows the whole matrix decodes to: the same products and sums."""
+    rng = np.random.default_rng(5)
+    m = ScaledInt8.quantize(rng.standard_normal((600, 24)).astype(np.float32) + 0.3)
+    m = append(m, rng.standard_normal((50, 24)).astype(np.float32) * 0.5)
+    assert len(m.parts) == 2
+    whole = np.asarray(m)
+    at = rng.integers(0, len(m), 80)
+    mask = rng.random(len(m)) < 0.3
+    for rows in (at, mask, 620, -1):
+        assert np.array_equal(m[rows].view(np.uint32), whole[rows].view(np.uint32))

@@ -133,7 +133,10 @@ class ScaledInt8:
         if self._floats is not None:
             return self._floats[rows]
         codes = self.code_rows(rows) if len(self.parts) > 1 else self.parts[0][rows]
-        return codes.astype(np.float32) * self.scales + self.offsets
+        out = codes.astype(np.float32)      # scaled and offset in place: one array, not three
+        out *= self.scales                  # (the same products and sums, to the last bit)
+        out += self.offsets
+        return out
 
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
         out = np.empty(self.shape, np.float32)
