@@ -9,7 +9,7 @@ import pytest
 from chaja import store_statistics
 from chaja.documents import Chunk, ChunkRecord, Document, Section
 from chaja.encoders.aligned import UseM3Encoder
-from chaja.search import lexicon
+from chaja.search import background, lexicon
 from chaja.stores.base import sample_digests
 from chaja.stores.sqlite import SqliteStore
 
@@ -90,6 +90,58 @@ def test_a_lexicon_counted_over_the_same_sample_is_kept(store, use, monkeypatch)
     store.set_meta(lexicon.META_KEY, value[:len(value) // 2])     # damaged: counted again, whatever the key
     store_statistics.record_lexicon(store, use)
     assert counting.calls == 4 and lexicon.decode(store.get_meta(lexicon.META_KEY)).words == lexicon.decode(value).words
+
+
+def put_vector(store, did: str, lang: str, vector: np.ndarray) -> None:
+    chunk = Chunk(id=f"{did}#0", doc_id=did, ordinal=0, title=did, heading_path=(), text=did, lang=lang)
+    store.put_documents([(Document(id=did, title=did, sections=[Section((), did)], lang=lang),
+                          [ChunkRecord(chunk, [did], [], [did], vector)])])
+
+
+def test_background_statistics_fit_on_the_same_samples_are_kept(store, monkeypatch):
+    """On a store larger than the background's sample, an index run that writes no sampled
+    chunk keeps the recorded statistics, which are what a fit gives; a new chunk inside the
+    sample, a sampled chunk written again with another vector, or a damaged value is fit again."""
+    monkeypatch.setattr(background, "SAMPLE", 3)
+    fits = []
+    real = background.of_store
+    monkeypatch.setattr(background, "of_store", lambda s: fits.append(1) or real(s))
+    assert store_statistics.record_background(store) and len(fits) == 1
+    key = store.get_meta(store_statistics.BACKGROUND_SAMPLED)
+    cut = sorted(sample_order(f"d{i}") for i in range(len(TEXTS)))[2]
+    outside = next(f"x{i}" for i in range(100) if sample_order(f"x{i}") > cut)
+    inside = next(f"y{i}" for i in range(100) if sample_order(f"y{i}") < cut)
+    put_vector(store, outside, "en", np.linspace(-1, 1, 8, dtype=np.float32))
+    assert not store_statistics.record_background(store) and len(fits) == 1
+    assert store.get_meta(store_statistics.BACKGROUND_SAMPLED) == key
+    kept, fresh = background.decode(store.get_meta(background.META_KEY)), real(store)
+    assert all(np.array_equal(kept[f]["cov"], fresh[f]["cov"]) and np.array_equal(kept[f]["mean"], fresh[f]["mean"])
+               for f in fresh if fresh[f] is not None)
+    put_vector(store, inside, "ko", np.linspace(1, -1, 8, dtype=np.float32))
+    assert store_statistics.record_background(store) and len(fits) == 2
+    key = store.get_meta(store_statistics.BACKGROUND_SAMPLED)
+    sampled = min((sample_order(f"d{i}"), i) for i in range(len(TEXTS)))[1]
+    put_vector(store, f"d{sampled}", TEXTS[sampled][0], np.full(8, -0.3, np.float32))   # the same id, another vector
+    assert store_statistics.record_background(store) and len(fits) == 3
+    assert store.get_meta(store_statistics.BACKGROUND_SAMPLED) != key
+    value = store.get_meta(background.META_KEY)
+    store.set_meta(background.META_KEY, value[:len(value) // 2])      # damaged: fit again, whatever the key
+    assert store_statistics.record_background(store) and len(fits) == 4
+
+
+def test_a_store_that_cannot_fingerprint_its_samples_fits_every_time(tmp_path, monkeypatch):
+    class Unsaid(SqliteStore):
+        vector_sample_fingerprint = None
+
+    s = Unsaid(tmp_path / "u.chaja")
+    try:
+        put_vector(s, "a", "en", np.eye(8, dtype=np.float32)[0])
+        put_vector(s, "b", "en", np.eye(8, dtype=np.float32)[1])
+        assert background.sample_key(s) is None
+        assert store_statistics.record_background(s) and store_statistics.record_background(s)
+        assert not s.get_meta(store_statistics.BACKGROUND_SAMPLED)
+    finally:
+        s.close()
 
 
 def test_a_deferred_lexicon_over_the_same_sample_gets_its_tables_without_a_count(store, use, monkeypatch):

@@ -31,6 +31,8 @@ TABLES = "index.lexicon_tables"
 TABLES_LABEL = "translation tables"
 #: meta key: the sample the recorded lexicon was counted over (:func:`sample_key`)
 SAMPLED = "index.lexicon_sample"
+#: meta key: the samples the recorded background statistics were fit on (:func:`background.sample_key`)
+BACKGROUND_SAMPLED = "index.background_sample"
 
 
 def record(store: Store, aligned: Callable[[], Encoder | None], drift: float, changed: bool = True,
@@ -71,12 +73,37 @@ def done(store: Store) -> None:
 
 def record_vector_statistics(store: Store) -> dict:
     """Record the per-language mean vectors and each vector field's background statistics
-    (packed where the store keeps bytes: :mod:`chaja.meta_arrays`); the means."""
+    (:func:`record_background`); the means."""
     means = store.language_means()
     store.set_meta(META_KEY, encode_means(means))
-    store.set_meta(background.META_KEY, background.encode(background.of_store(store),
-                                                          binary=meta_arrays.stores_bytes(store)))
+    record_background(store)
     return means
+
+
+def record_background(store: Store) -> bool:
+    """Record each vector field's background statistics (packed where the store keeps bytes:
+    :mod:`chaja.meta_arrays`), unless those recorded were fit on the samples the store holds
+    now (:func:`background.sample_key`) and decode in the form it writes: those are what a
+    fit would give, and are kept. True when they were fit. The key is cleared before a fit
+    and written after it, so a crash between the two leaves nothing to trust."""
+    key, value = background.sample_key(store), store.get_meta(background.META_KEY)
+    binary = meta_arrays.stores_bytes(store)
+    if (key is not None and value and store.get_meta(BACKGROUND_SAMPLED) == key
+            and (not isinstance(value, str)) == binary and background.is_current(value) and _decodes(value)):
+        return False
+    if store.get_meta(BACKGROUND_SAMPLED):
+        store.set_meta(BACKGROUND_SAMPLED, "")
+    store.set_meta(background.META_KEY, background.encode(background.of_store(store), binary=binary))
+    if key is not None:
+        store.set_meta(BACKGROUND_SAMPLED, key)
+    return True
+
+
+def _decodes(value: str | bytes) -> bool:
+    try:
+        return bool(background.decode(value))
+    except (ValueError, KeyError, TypeError):
+        return False
 
 
 def record_lexicon(store: Store, aligned: Encoder | None, tables: bool = True) -> None:

@@ -24,13 +24,14 @@ from collections.abc import Callable
 
 import numpy as np
 
-from chaja import meta_arrays
+from chaja import __version__, meta_arrays
 from chaja.search.decoded_by_digest import DecodedByDigest
 from chaja.stores.base import VECTOR_FIELDS
 
 META_KEY = "index.vector_background"
 SAMPLE = 50_000       # stored vectors read to estimate the statistics
 MIN_VECTORS = 2       # fewer stored vectors than this: no background for that field
+RULES = 1             # raised whenever :func:`fit` changes: statistics fit before are fit again
 
 
 def fit(mat: np.ndarray) -> dict | None:
@@ -52,6 +53,20 @@ FIELDS = VECTOR_FIELDS
 def of_store(store) -> dict[str, dict | None]:
     """The statistics of every vector field a store holds (from a sample of SAMPLE vectors)."""
     return {field: fit(store.vector_sample(SAMPLE, field=field)) for field in FIELDS}
+
+
+def sample_key(store) -> str | None:
+    """What :func:`of_store` fits, where the store can say it without decoding a vector
+    (``vector_sample_fingerprint``: each field's sample in its stored form), with the
+    fitting rules and chaja's version; None where it cannot. On a store larger than the
+    sample, an index run that writes no sampled chunk keeps the key: the same rows give the
+    same statistics, and reading and fitting them was most of an index run's statistics
+    at a million chunks."""
+    fingerprint = getattr(store, "vector_sample_fingerprint", None)
+    if fingerprint is None:
+        return None
+    return json.dumps({"fields": {field: fingerprint(SAMPLE, field=field) for field in FIELDS},
+                       "rules": [RULES, SAMPLE, MIN_VECTORS, __version__]})
 
 
 def moments(stats: dict, q: np.ndarray) -> tuple[float, float]:

@@ -2,6 +2,7 @@
 and vector scores of given chunks, samples, and the store's counts."""
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from collections.abc import Sequence
@@ -13,6 +14,7 @@ from chaja.documents import Chunk, DocumentInfo, Location, StoreStats
 from chaja.stores import derived_terms, sqlite_ann, sqlite_spool, sqlite_vectors
 from chaja.stores.base import digest_of_sample, first_by_digest, sample_digests
 from chaja.stores.candidate_rows import CandidateRows
+from chaja.stores.quantized import ScaledInt8
 from chaja.stores.sorted_keys import positions
 from chaja.stores.sqlite_in import select_in
 from chaja.stores.sqlite_schema import VECTOR_FIELDS
@@ -86,6 +88,20 @@ class ChunkReads:
         if mat.shape[0] <= n:
             return np.asarray(mat, dtype=np.float32)
         return mat[np.sort(self._sample_rows(field, n)[0])]
+
+    def vector_sample_fingerprint(self, n: int, *, field: str = "chunk") -> str:
+        """A digest of what :meth:`vector_sample` of ``n`` gives, from the rows' stored form
+        (their int8 codes with the field's scales and offsets, or their floats), none
+        decoded: equal digests, the same rows."""
+        mat = self._vectors(field)[0]
+        rows = np.arange(mat.shape[0]) if mat.shape[0] <= n else np.sort(self._sample_rows(field, n)[0])
+        h = hashlib.md5(f"{field} {rows.size} {mat.shape[1] if mat.ndim == 2 else 0}".encode())
+        if isinstance(mat, ScaledInt8):
+            for part in (mat.scales, mat.offsets, mat.code_rows(rows)):
+                h.update(np.ascontiguousarray(part).tobytes())
+        else:
+            h.update(np.ascontiguousarray(np.asarray(mat, dtype=np.float32)[rows]).tobytes())
+        return h.hexdigest()
 
     def chunk_sample(self, n: int) -> list[Chunk]:
         """At most ``n`` stored chunks: the first ``n`` by :func:`sample_order`."""
