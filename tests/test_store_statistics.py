@@ -107,26 +107,31 @@ def test_background_statistics_fit_on_the_same_samples_are_kept(store, monkeypat
     real = background.of_store
     monkeypatch.setattr(background, "of_store", lambda s: fits.append(1) or real(s))
     assert store_statistics.record_background(store) and len(fits) == 1
+    assert not store.get_meta(store_statistics.BACKGROUND_SAMPLED)   # nothing was there to keep: no key made
+    assert store_statistics.record_background(store, chunks=3) and len(fits) == 2      # no larger than the sample
+    assert not store.get_meta(store_statistics.BACKGROUND_SAMPLED)
+    assert store_statistics.record_background(store, chunks=len(TEXTS)) and len(fits) == 3   # the key made
     key = store.get_meta(store_statistics.BACKGROUND_SAMPLED)
+    assert key
     cut = sorted(sample_order(f"d{i}") for i in range(len(TEXTS)))[2]
     outside = next(f"x{i}" for i in range(100) if sample_order(f"x{i}") > cut)
     inside = next(f"y{i}" for i in range(100) if sample_order(f"y{i}") < cut)
     put_vector(store, outside, "en", np.linspace(-1, 1, 8, dtype=np.float32))
-    assert not store_statistics.record_background(store) and len(fits) == 1
+    assert not store_statistics.record_background(store) and len(fits) == 3
     assert store.get_meta(store_statistics.BACKGROUND_SAMPLED) == key
     kept, fresh = background.decode(store.get_meta(background.META_KEY)), real(store)
     assert all(np.array_equal(kept[f]["cov"], fresh[f]["cov"]) and np.array_equal(kept[f]["mean"], fresh[f]["mean"])
                for f in fresh if fresh[f] is not None)
     put_vector(store, inside, "ko", np.linspace(1, -1, 8, dtype=np.float32))
-    assert store_statistics.record_background(store) and len(fits) == 2
+    assert store_statistics.record_background(store) and len(fits) == 4
     key = store.get_meta(store_statistics.BACKGROUND_SAMPLED)
     sampled = min((sample_order(f"d{i}"), i) for i in range(len(TEXTS)))[1]
     put_vector(store, f"d{sampled}", TEXTS[sampled][0], np.full(8, -0.3, np.float32))   # the same id, another vector
-    assert store_statistics.record_background(store) and len(fits) == 3
+    assert store_statistics.record_background(store) and len(fits) == 5
     assert store.get_meta(store_statistics.BACKGROUND_SAMPLED) != key
     value = store.get_meta(background.META_KEY)
     store.set_meta(background.META_KEY, value[:len(value) // 2])      # damaged: fit again, whatever the key
-    assert store_statistics.record_background(store) and len(fits) == 4
+    assert store_statistics.record_background(store) and len(fits) == 6
 
 
 def test_a_store_that_cannot_fingerprint_its_samples_fits_every_time(tmp_path, monkeypatch):

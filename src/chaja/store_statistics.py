@@ -76,17 +76,21 @@ def record_vector_statistics(store: Store) -> dict:
     (:func:`record_background`); the means."""
     means = store.language_means()
     store.set_meta(META_KEY, encode_means(means))
-    record_background(store)
+    record_background(store, chunks=sum(count for count, _ in means.values()))
     return means
 
 
-def record_background(store: Store) -> bool:
+def record_background(store: Store, chunks: int | None = None) -> bool:
     """Record each vector field's background statistics (packed where the store keeps bytes:
     :mod:`chaja.meta_arrays`), unless those recorded were fit on the samples the store holds
     now (:func:`background.sample_key`) and decode in the form it writes: those are what a
     fit would give, and are kept. True when they were fit. The key is cleared before a fit
-    and written after it, so a crash between the two leaves nothing to trust."""
-    key, value = background.sample_key(store), store.get_meta(background.META_KEY)
+    and written after it, so a crash between the two leaves nothing to trust. It is made only
+    where there are statistics to keep and the store (``chunks``, when known) is larger than
+    the sample, so a write can leave the sample as it was: a bulk load, or a store whose
+    every write changes its sample, pays for no key."""
+    value = store.get_meta(background.META_KEY)
+    key = background.sample_key(store) if value and (chunks is None or chunks > background.SAMPLE) else None
     binary = meta_arrays.stores_bytes(store)
     if (key is not None and value and store.get_meta(BACKGROUND_SAMPLED) == key
             and (not isinstance(value, str)) == binary and background.is_current(value) and _decodes(value)):
