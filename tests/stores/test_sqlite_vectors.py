@@ -423,3 +423,57 @@ def test_a_file_of_symmetric_codes_written_before_offsets_reads_and_grows(store)
     store.compact(force=True)
     assert_matches_rows(store)
     assert store.vector(docs(3, 9, prefix="late")[2][1][0].vector, 1)[0].chunk_id == "late2#0"
+
+
+def test_the_chunk_file_keeps_its_rows_sample_digests_and_a_write_adds_its_own(store, monkeypatch):
+    """The chunk field's file keeps each row's sample digest, the one md5 of its id gives;
+    a later write's rows get theirs computed, and the statistics' samples read them from the
+    file rather than hashing every id; a file written without them reads as before."""
+    from chaja.stores import base, sqlite_reads
+    from chaja.stores.array_file import load
+
+    arrays, _ = load(recorded(store, "chunk"), sqlite_vectors.MAGIC)
+    ids = store._vectors("chunk")[1]
+    assert np.array_equal(arrays["digests"], base.sample_digests(list(ids)))
+    assert "digests" not in load(recorded(store, "heading"), sqlite_vectors.MAGIC)[0]
+    store.put_documents(docs(3, 2, prefix="new"))
+    reader = SqliteStore(store.path)
+    try:
+        hashed = []
+        real = sqlite_reads.sample_digests
+        monkeypatch.setattr(sqlite_vectors, "sample_digests", lambda got: hashed.append(len(got)) or real(got))
+        ids = reader._vectors("chunk")[1]
+        assert isinstance(ids, sqlite_vectors.ChunkIds) and len(ids) == 303
+        assert np.array_equal(reader._sample_digests("chunk"), real(list(ids)))
+        assert hashed == [3]                         # the written rows alone
+        heading_ids = reader._vectors("heading")[1]
+        assert np.array_equal(reader._sample_digests("heading"), real(list(heading_ids)))
+    finally:
+        reader.close()
+    old = sqlite_vectors.ChunkIds(arrays["ids"], arrays["id_offsets"])          # a file that keeps none
+    assert np.array_equal(old.extended(["z#0"]).sample_digests(), real(list(old) + ["z#0"]))
+
+
+def test_a_bulk_load_gives_its_compaction_the_digests_its_statistics_took(tmp_path, monkeypatch):
+    """A store larger than the background's sample has every id hashed by its statistics,
+    before the first compaction: the compaction keeps those, not a second pass."""
+    from chaja import store_statistics
+    from chaja.search import background
+    from chaja.stores import base
+
+    monkeypatch.setattr(sqlite_vectors, "FILE_THRESHOLD", 100)
+    monkeypatch.setattr(background, "SAMPLE", 50)
+    s = SqliteStore(tmp_path / "b.chaja")
+    try:
+        s.put_documents(docs(200, 3))
+        store_statistics.record_vector_statistics(s)            # the samples: every id hashed once
+        hashed = []
+        real = base.sample_digests
+        monkeypatch.setattr(sqlite_vectors, "sample_digests", lambda got: hashed.append(len(got)) or real(got))
+        assert s.compact(force=True)
+        assert hashed == []
+        from chaja.stores.array_file import load
+        arrays, _ = load(recorded(s, "chunk"), sqlite_vectors.MAGIC)
+        assert np.array_equal(arrays["digests"], real(list(s._vectors("chunk")[1])))
+    finally:
+        s.close()

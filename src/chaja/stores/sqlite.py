@@ -98,7 +98,7 @@ class SqliteStore(SqliteConnection, DocumentWrites, CandidateSearch, ChunkReads,
         self._rows: dict = {}   # field → chunk id → row (chaja.stores.id_rows.IdRows)
         self._graphs: dict[str, tuple[str | None, sqlite_ann.Graph | None]] = {}   # field → (its meta, graph)
         self._graphs_seq: int | None = -1
-        self._chunk_digests: tuple[int, np.ndarray] | None = None   # (log entry, sample digests): sqlite_reads
+        self._chunk_digests: tuple[int, object, np.ndarray] | None = None   # (log entry, ids, digests): sqlite_reads
 
     def check(self) -> list[str]:
         """Faults that make this store less than whole (:mod:`chaja.stores.sqlite_check`);

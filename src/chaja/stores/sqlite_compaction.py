@@ -164,7 +164,8 @@ class Compaction:
             sqlite_vectors.remove_unrecorded(self.path, field, None if rec is None else rec["file"])
             mat = sqlite_vectors.in_encoding(mat, encoding)
             written = sqlite_vectors.write(self.path, field, mat, ids, langs, rowids, seq=seq,
-                                           store_id=self._keywords.store_id, encoding=encoding)
+                                           store_id=self._keywords.store_id, encoding=encoding,
+                                           digests=self._kept_digests(ids) if field == "chunk" else None)
             self._vector_files_done.append(written)
             self._columns_to_empty.append((column, since))
             self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, written))

@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from chaja.stores import array_file
+from chaja.stores.base import sample_digests
 from chaja.stores.quantized import ScaledInt8
 
 MAGIC = b"CHJVEC\x01\x00"
@@ -48,6 +49,8 @@ IN_FILE = b""
 FILE_THRESHOLD = 1_000
 #: the forms a vector file keeps its vectors in; the first is a new store's
 ENCODINGS = ("int8", "float32")
+#: the field whose file keeps its rows' sample digests (the other fields' are gathered from them by rowid)
+DIGESTS_FIELD = "chunk"
 
 
 def copy_path(store_path: Path, field: str) -> Path:
@@ -83,9 +86,12 @@ class ChunkIds(Sequence):
     rows appended since (``tail``, :meth:`extended`), so that a row added to a million does
     not decode the million into a list."""
 
-    def __init__(self, raw: np.ndarray, offsets: np.ndarray, tail: Sequence[str] = ()):
+    def __init__(self, raw: np.ndarray, offsets: np.ndarray, tail: Sequence[str] = (),
+                 digests: np.ndarray | None = None):
         self._raw, self._offsets, self._tail = raw, offsets, list(tail)
         self._base = int(offsets.shape[0]) - 1
+        #: the file's rows' sample digests where the file keeps them (:meth:`sample_digests`)
+        self._digests = digests if digests is not None and digests.shape == (self._base, 16) else None
 
     def __len__(self) -> int:
         return self._base + len(self._tail)
@@ -124,7 +130,17 @@ class ChunkIds(Sequence):
 
     def extended(self, ids: Sequence[str]) -> ChunkIds:
         """These ids with ``ids`` after them (the buffer shared, not copied)."""
-        return ChunkIds(self._raw, self._offsets, [*self._tail, *ids])
+        return ChunkIds(self._raw, self._offsets, [*self._tail, *ids], self._digests)
+
+    def sample_digests(self) -> np.ndarray:
+        """Every row's :func:`~chaja.stores.base.sample_digests`: the file's rows' as the file
+        keeps them (a chunk matrix's file written since they were kept), the tail's computed;
+        every row's computed where the file keeps none."""
+        if self._digests is None:
+            return sample_digests(self.take(np.arange(len(self))))
+        if not self._tail:
+            return self._digests
+        return np.concatenate([self._digests, sample_digests(self._tail)])
 
 
 class RowLanguages:
@@ -210,12 +226,17 @@ def in_encoding(matrix, encoding: str):
 
 
 def write(store_path: Path, field: str, matrix, ids: Sequence[str], langs: np.ndarray,
-          rowids: np.ndarray, *, seq: int, store_id: str, encoding: str = ENCODINGS[0]) -> str:
+          rowids: np.ndarray, *, seq: int, store_id: str, encoding: str = ENCODINGS[0],
+          digests: np.ndarray | None = None) -> str:
     """Write the field's matrix to a new file in the form ``encoding``; the record (JSON)
-    that names it."""
+    that names it. The chunk field's file keeps its rows' sample digests too (``digests``,
+    where the caller has them; else computed): ordering the statistics' samples took the md5
+    of every chunk id at every index run, 0.9 s at a million chunks."""
     name = f"{store_path.name}-{field}.{seq}-{secrets.token_hex(4)}.vectors"
+    if field == DIGESTS_FIELD and (digests is None or digests.shape != (len(ids), 16)):
+        digests = ids.sample_digests() if isinstance(ids, ChunkIds) else sample_digests(ids)
     _save(store_path.with_name(name), field, in_encoding(matrix, encoding), ids, langs, rowids,
-          seq=seq, store_id=store_id)
+          seq=seq, store_id=store_id, digests=digests if field == DIGESTS_FIELD else None)
     return record(name, seq, matrix.shape[0], encoding)
 
 
@@ -229,7 +250,7 @@ def recorded_encoding(rec: dict) -> str:
 
 
 def _save(path: Path, field: str, matrix, ids: Sequence[str], langs: np.ndarray,
-          rowids: np.ndarray, *, seq: int, store_id: str) -> None:
+          rowids: np.ndarray, *, seq: int, store_id: str, digests: np.ndarray | None = None) -> None:
     names, lang_codes = _language_codes(langs)
     encoded = [c.encode("utf-8") for c in ids]
     offsets = np.concatenate([[0], np.cumsum([len(b) for b in encoded], dtype=np.int64)]).astype(np.int64)
@@ -239,6 +260,7 @@ def _save(path: Path, field: str, matrix, ids: Sequence[str], langs: np.ndarray,
     array_file.save(path, MAGIC, {
         **numbers, "rowids": rowids.astype(np.int64), "langs": lang_codes,
         "ids": np.frombuffer(b"".join(encoded), dtype=np.uint8), "id_offsets": offsets,
+        **({} if digests is None else {"digests": np.asarray(digests, dtype=np.uint8)}),
     }, {"seq": seq, "store_id": store_id, "field": field, "lang_names": names})
 
 
@@ -300,4 +322,5 @@ def _load(path: Path, field: str, store_id: str, *, seq: int | None = None):
         else arrays["matrix"]
     if arrays["langs"].size and int(arrays["langs"].max()) >= names.size:
         raise ValueError("a row's language code names no language")
-    return matrix, ChunkIds(arrays["ids"], arrays["id_offsets"]), RowLanguages(arrays["langs"], names), arrays["rowids"]
+    ids = ChunkIds(arrays["ids"], arrays["id_offsets"], digests=arrays.get("digests"))
+    return matrix, ids, RowLanguages(arrays["langs"], names), arrays["rowids"]
