@@ -83,3 +83,32 @@ def test_language_means_summed_block_by_block_are_each_languages_mean(tmp_path, 
         for lang, (count, mean) in got.items():
             rows = np.asarray(mat, dtype=np.float64)[langs == lang]
             assert count == rows.shape[0] and np.allclose(mean, rows.mean(axis=0), atol=1e-6)
+
+
+def test_the_counts_are_read_again_after_any_write_and_not_after_settings(tmp_path, build):
+    """stats() keeps the counts it read until a write could change them: this store's own
+    write, or another connection's (another process's) commit; settings written between
+    (an index run's statistics) leave them kept."""
+    import sqlite3
+
+    with SqliteStore(tmp_path / "c.chaja") as s:
+        d, r = build.make_doc("a", "문서", ["하나", "둘"])
+        s.put_document(d, r)
+        reads = []
+        s._db.set_trace_callback(lambda sql: reads.append(sql) if "COUNT(*)" in sql else None)
+        first = s.stats()
+        assert (first.documents, first.chunks, first.by_lang) == (1, 2, {"ko": 1}) and len(reads) == 2
+        s.set_meta("x", "1")
+        assert s.stats().chunks == 2 and len(reads) == 2                       # kept
+        d2, r2 = build.make_doc("b", "doc", ["one"], lang="en")
+        s.put_document(d2, r2)
+        again = s.stats()
+        assert (again.documents, again.chunks, again.by_lang) == (2, 3, {"ko": 1, "en": 1}) and len(reads) == 4
+        other = sqlite3.connect(s.path)
+        other.execute("PRAGMA foreign_keys=ON")                          # (its chunks go with it)
+        other.execute("DELETE FROM documents WHERE id = 'b'")            # another connection's commit
+        other.commit()
+        other.close()
+        assert (s.stats().documents, s.stats().chunks) == (1, 2)
+        first.by_lang["zz"] = 9                                          # a caller's copy, not the kept one
+        assert s.stats().by_lang == {"ko": 1}

@@ -99,6 +99,8 @@ class SqliteStore(SqliteConnection, DocumentWrites, CandidateSearch, ChunkReads,
         self._graphs: dict[str, tuple[str | None, sqlite_ann.Graph | None]] = {}   # field → (its meta, graph)
         self._graphs_seq: int | None = -1
         self._chunk_digests: tuple[int, object, np.ndarray] | None = None   # (log entry, ids, digests): sqlite_reads
+        self.write_transactions = 0      # this object's write transactions, ended (sqlite_connection._transaction)
+        self._kept_counts: tuple | None = None   # the counts stats() read, and when (sqlite_reads)
 
     def check(self) -> list[str]:
         """Faults that make this store less than whole (:mod:`chaja.stores.sqlite_check`);

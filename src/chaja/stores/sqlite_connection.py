@@ -139,6 +139,8 @@ class SqliteConnection:
         except BaseException as exc:
             sqlite_errors.rollback(self._db, exc)
             raise
+        finally:
+            self.write_transactions += 1      # what this connection's reads keep is read again
 
     @property
     def text_packing(self) -> TextPacking:
