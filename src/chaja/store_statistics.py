@@ -92,7 +92,7 @@ def record_background(store: Store, chunks: int | None = None) -> bool:
     value = store.get_meta(background.META_KEY)
     key = background.sample_key(store) if value and (chunks is None or chunks > background.SAMPLE) else None
     binary = meta_arrays.stores_bytes(store)
-    if (key is not None and value and store.get_meta(BACKGROUND_SAMPLED) == key
+    if (key is not None and store.get_meta(BACKGROUND_SAMPLED) == key
             and (not isinstance(value, str)) == binary and background.is_current(value) and _decodes(value)):
         return False
     if store.get_meta(BACKGROUND_SAMPLED):

@@ -429,7 +429,7 @@ def test_the_chunk_file_keeps_its_rows_sample_digests_and_a_write_adds_its_own(s
     """The chunk field's file keeps each row's sample digest, the one md5 of its id gives;
     a later write's rows get theirs computed, and the statistics' samples read them from the
     file rather than hashing every id; a file written without them reads as before."""
-    from chaja.stores import base, sqlite_reads
+    from chaja.stores import base
     from chaja.stores.array_file import load
 
     arrays, _ = load(recorded(store, "chunk"), sqlite_vectors.MAGIC)
@@ -440,7 +440,7 @@ def test_the_chunk_file_keeps_its_rows_sample_digests_and_a_write_adds_its_own(s
     reader = SqliteStore(store.path)
     try:
         hashed = []
-        real = sqlite_reads.sample_digests
+        real = base.sample_digests
         monkeypatch.setattr(sqlite_vectors, "sample_digests", lambda got: hashed.append(len(got)) or real(got))
         ids = reader._vectors("chunk")[1]
         assert isinstance(ids, sqlite_vectors.ChunkIds) and len(ids) == 303

@@ -132,8 +132,7 @@ class ScaledInt8:
         """The float32 rows at ``rows`` (an index, a slice, an index array or a mask)."""
         if self._floats is not None:
             return self._floats[rows]
-        codes = self.code_rows(rows) if len(self.parts) > 1 else self.parts[0][rows]
-        out = codes.astype(np.float32)      # scaled and offset in place: one array, not three
+        out = self.code_rows(rows).astype(np.float32)      # scaled and offset in place: one array, not three
         out *= self.scales                  # (the same products and sums, to the last bit)
         out += self.offsets
         return out

@@ -12,7 +12,7 @@ import numpy as np
 
 from chaja.documents import Chunk, DocumentInfo, Location, StoreStats
 from chaja.stores import derived_terms, sqlite_ann, sqlite_spool, sqlite_vectors
-from chaja.stores.base import digest_of_sample, first_by_digest, sample_digests
+from chaja.stores.base import digest_of_sample, first_by_digest
 from chaja.stores.candidate_rows import CandidateRows
 from chaja.stores.quantized import ScaledInt8
 from chaja.stores.sorted_keys import positions
@@ -139,9 +139,7 @@ class ChunkReads:
         kept = self._chunk_digests
         if kept is None or kept[0] != self._keywords.seq:
             ids = self._vectors("chunk")[1]
-            digests = ids.sample_digests() if isinstance(ids, sqlite_vectors.ChunkIds) else \
-                sample_digests(sqlite_vectors.ids_at(ids, np.arange(len(ids))))
-            kept = self._chunk_digests = (self._keywords.seq, ids, digests)
+            kept = self._chunk_digests = (self._keywords.seq, ids, sqlite_vectors.digests_of(ids))
         if field == "chunk":
             return kept[2]
         # every chunk row has a chunk vector (the column is NOT NULL): a field's rows are chunk rows

@@ -199,6 +199,12 @@ def extended(column, new: Sequence[str]):
     return list(column) + list(new)
 
 
+def digests_of(ids: Sequence[str]) -> np.ndarray:
+    """Every row's :func:`~chaja.stores.base.sample_digests`: a file's ids give those the file
+    keeps (:meth:`ChunkIds.sample_digests`), a list has each id hashed."""
+    return ids.sample_digests() if isinstance(ids, ChunkIds) else sample_digests(list(ids))
+
+
 def ids_at(ids: Sequence[str], rows) -> list[str]:
     """``[ids[i] for i in rows]``, for a plain list of ids or a mapped :class:`ChunkIds`."""
     if isinstance(ids, ChunkIds):
@@ -234,7 +240,7 @@ def write(store_path: Path, field: str, matrix, ids: Sequence[str], langs: np.nd
     of every chunk id at every index run, 0.9 s at a million chunks."""
     name = f"{store_path.name}-{field}.{seq}-{secrets.token_hex(4)}.vectors"
     if field == DIGESTS_FIELD and (digests is None or digests.shape != (len(ids), 16)):
-        digests = ids.sample_digests() if isinstance(ids, ChunkIds) else sample_digests(ids)
+        digests = digests_of(ids)
     _save(store_path.with_name(name), field, in_encoding(matrix, encoding), ids, langs, rowids,
           seq=seq, store_id=store_id, digests=digests if field == DIGESTS_FIELD else None)
     return record(name, seq, matrix.shape[0], encoding)
